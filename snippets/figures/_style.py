@@ -1,0 +1,165 @@
+"""Shared look of every generated figure: palettes for Material's light and dark schemes.
+
+Each figure function in ``snippets/figures/`` has the signature ``fn(theme: Theme) -> Figure``
+and draws only with the colours of the theme it is given, so the same code yields the
+``-light.svg`` and ``-dark.svg`` variants that a page shows with Material's ``#only-light`` /
+``#only-dark`` suffixes. Backgrounds stay transparent: the page's own background shows through.
+
+Rendering is byte-identical across runs: a fixed ``svg.hashsalt`` (the ids matplotlib gives
+clip paths and glyphs), no ``Date`` metadata, and text kept as text (``svg.fonttype = "none"``)
+so the files stay small and take the reader's sans-serif font instead of one fetched from the web.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import matplotlib
+
+matplotlib.use("Agg")  # no display: figures are only ever rendered to SVG
+
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.patches import Rectangle  # noqa: E402
+
+__all__ = ["THEMES", "Theme", "FigureFunction", "draw_grid", "new_figure", "render_svg"]
+
+
+@dataclass(frozen=True)
+class Theme:
+    """Colours for one Material palette (all values are CSS hex strings).
+
+    ``name`` is ``"light"`` or ``"dark"`` and ends up in the file name
+    (``figures/<function>-<name>.svg``). ``cmap`` names a matplotlib colormap that reads on the
+    palette's background. Contrast of ``fg`` and ``muted`` against ``page_bg`` is at least 4.5:1
+    (WCAG AA for text); ``page_bg`` is Material's background for that scheme.
+    """
+
+    name: str
+    fg: str  # text, axes, outlines
+    muted: str  # secondary text, grid, unselected cells
+    page_bg: str  # Material's page background (the SVG itself stays transparent)
+    accent: str  # the thing the figure is about (selected rows, the "1" of a one-hot)
+    accent_fill: str  # translucent-looking fill behind accented cells
+    second: str  # a second series, contrasting with accent
+    cell: str  # fill of ordinary matrix cells
+    cmap: str  # diverging colormap for signed values (gradients, weights)
+
+
+THEMES: tuple[Theme, ...] = (
+    Theme(
+        name="light",
+        fg="#1f2328",
+        muted="#57606a",
+        page_bg="#ffffff",
+        accent="#c2410c",
+        accent_fill="#fed7aa",
+        second="#3949ab",
+        cell="#eef1f6",
+        cmap="RdBu_r",
+    ),
+    Theme(
+        name="dark",
+        fg="#e6e8ee",
+        muted="#a9b1bd",
+        page_bg="#1e2129",
+        accent="#fb923c",
+        accent_fill="#7c2d12",
+        second="#8c9eff",
+        cell="#2b3040",
+        cmap="RdBu_r",
+    ),
+)
+
+#: What every figure function looks like: it takes a theme and returns a matplotlib figure.
+FigureFunction = Callable[[Theme], Figure]
+
+_RC = {
+    "svg.hashsalt": "embedding-executed",
+    "svg.fonttype": "none",
+    "font.family": "sans-serif",
+    "font.sans-serif": ["DejaVu Sans", "Arial", "Helvetica"],
+    "font.size": 11,
+    "axes.facecolor": "none",
+    "figure.facecolor": "none",
+    "savefig.facecolor": "none",
+    "savefig.transparent": True,
+    "path.simplify": True,
+}
+
+
+def new_figure(theme: Theme, width: float, height: float) -> Figure:
+    """Return an empty figure styled for ``theme``.
+
+    ``width`` and ``height`` are in inches (at 72 points per inch, as SVG user units).
+    The figure is not attached to pyplot's global state, so callers never need to close it.
+    """
+    fig = Figure(figsize=(width, height), layout="constrained")
+    fig.patch.set_alpha(0.0)
+    # Default text colour for everything drawn on this figure.
+    fig.set_edgecolor(theme.fg)
+    return fig
+
+
+def render_svg(fn: FigureFunction, theme: Theme) -> bytes:
+    """Call the figure function ``fn`` for ``theme`` and return the figure as SVG bytes (UTF-8).
+
+    The function is called inside the shared rcParams (fonts, transparent background, SVG hash
+    salt), so identical code gives byte-identical output on every build. Raises whatever ``fn``
+    or matplotlib raises; a ``TypeError`` if ``fn`` does not return a matplotlib ``Figure``.
+    """
+    with plt.rc_context(_RC):
+        fig = fn(theme)
+        if not isinstance(fig, Figure):
+            raise TypeError(f"{fn.__name__} returned {type(fig).__name__}, not a matplotlib Figure")
+        buf = io.BytesIO()
+        fig.savefig(buf, format="svg", metadata={"Date": None}, transparent=True)
+    return buf.getvalue()
+
+
+def draw_grid(
+    ax,
+    x: float,
+    y: float,
+    labels: list[list[str]],
+    theme: Theme,
+    *,
+    highlight_rows: tuple[int, ...] = (),
+    highlight_cells: tuple[tuple[int, int], ...] = (),
+    cell: float = 1.0,
+    fontsize: float = 10,
+) -> None:
+    """Draw a matrix as a grid of labelled square cells on ``ax`` (data coordinates).
+
+    ``labels[r][c]`` is the text of row ``r``, column ``c``; row 0 is drawn at the top, with the
+    grid's top-left corner at ``(x, y)`` and cells ``cell`` units wide. Rows in
+    ``highlight_rows`` and cells in ``highlight_cells`` get the theme's accent fill and edge.
+    Raises ``ValueError`` if the rows of ``labels`` differ in length.
+    """
+    widths = {len(row) for row in labels}
+    if len(widths) > 1:
+        raise ValueError(f"ragged grid: row lengths {sorted(widths)}")
+    for r, row in enumerate(labels):
+        for c, text in enumerate(row):
+            hot = r in highlight_rows or (r, c) in highlight_cells
+            ax.add_patch(
+                Rectangle(
+                    (x + c * cell, y - (r + 1) * cell),
+                    cell,
+                    cell,
+                    facecolor=theme.accent_fill if hot else theme.cell,
+                    edgecolor=theme.accent if hot else theme.muted,
+                    linewidth=1.4 if hot else 0.6,
+                )
+            )
+            ax.text(
+                x + (c + 0.5) * cell,
+                y - (r + 0.5) * cell,
+                text,
+                ha="center",
+                va="center",
+                fontsize=fontsize,
+                color=theme.fg,
+            )

@@ -1,0 +1,93 @@
+"""Rewrite every expected output on the site from what the code prints now.
+
+Usage (from the repository root, after a deliberate change — a new PyTorch pin, an edited
+example)::
+
+    python -m tests.refresh_outputs            # rewrite, then review with `git diff`
+    python -m tests.refresh_outputs --check    # only report what is stale; exit 1 if anything is
+
+It rewrites
+
+* the block after each ``<!--pytest-codeblocks:expected-output-->`` marker in ``docs/**/*.md``
+  and ``README.md``, from the output of the ```` ```python ```` block above it (run as
+  pytest-codeblocks runs it, with fresh globals);
+* each ``snippets/**/<name>.out`` file, from the output of ``snippets/**/<name>.py`` run as
+  ``__main__``.
+
+Exit status: 0 when nothing was stale (or everything was rewritten), 1 with ``--check`` when
+something was stale. A block that raises stops the run with its file and line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import runpy
+import sys
+from pathlib import Path
+
+from tests.fences import ROOT, markdown_files, read_fences, run_block
+
+
+def refresh_markdown(path: Path, write: bool) -> list[str]:
+    """Refresh the expected outputs of one Markdown file; return ``file:line`` of stale ones."""
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    stale = []
+    fences = read_fences(path)
+    # Replace from the bottom up so earlier line numbers stay valid.
+    for n in range(len(fences) - 1, 0, -1):
+        out_fence, code_fence = fences[n], fences[n - 1]
+        if not out_fence.is_expected_output or not code_fence.executed_by_codeblocks:
+            continue
+        try:
+            printed = run_block("\n".join(code_fence.body) + "\n")
+        except Exception as exc:
+            raise SystemExit(f"{code_fence.where()}: block raised {type(exc).__name__}: {exc}") from exc
+        current = "".join(lines[out_fence.line : out_fence.end_line - 1])
+        if printed != current:
+            stale.append(out_fence.where())
+            lines[out_fence.line : out_fence.end_line - 1] = [printed]
+    if stale and write:
+        path.write_text("".join(lines), encoding="utf-8")
+    return stale
+
+
+def refresh_snippet_outputs(write: bool) -> list[str]:
+    """Refresh every ``snippets/**/<name>.out`` from its script; return the stale ones."""
+    stale = []
+    for golden in sorted((ROOT / "snippets").rglob("*.out")):
+        script = golden.with_suffix(".py")
+        buf = io.StringIO()
+        old_argv = sys.argv
+        sys.argv = [str(script)]
+        try:
+            with contextlib.redirect_stdout(buf):
+                runpy.run_path(str(script), run_name="__main__")
+        finally:
+            sys.argv = old_argv
+        if buf.getvalue() != golden.read_text(encoding="utf-8"):
+            stale.append(golden.relative_to(ROOT).as_posix())
+            if write:
+                golden.write_text(buf.getvalue(), encoding="utf-8")
+    return stale
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--check", action="store_true", help="report stale outputs, change nothing")
+    args = parser.parse_args(argv)
+    stale = []
+    for path in markdown_files():
+        stale += refresh_markdown(path, write=not args.check)
+    stale += refresh_snippet_outputs(write=not args.check)
+    verb = "stale" if args.check else "rewritten"
+    for item in stale:
+        print(f"{verb}: {item}")
+    if not stale:
+        print("all expected outputs are current")
+    return 1 if (stale and args.check) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,75 @@
+"""Guard: every Python-looking block on the site is executed, or says why not.
+
+pytest-codeblocks silently skips Python blocks whose fence is not exactly ```` ```python ````, and
+it executes ```` ```bash ```` / ```` ```sh ```` blocks in a shell (a ``mkdocs serve`` there would
+hang the run). This test fails, naming file and line, on:
+
+* a Python-looking fence that nothing executes, unless it only includes files from ``snippets/``
+  with ``--8<--`` (those files run in ``tests/test_snippets.py``) or carries
+  ``<!--pytest.mark.skip(reason="…")-->`` with a reason on the line above;
+* a shell fence (``bash``, ``sh``, …) unless it carries such a skip: write shell sessions as
+  ```` ```console ````;
+* an expected-output marker that does not follow an executed block.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.fences import ROOT, markdown_files, read_fences
+
+FILES = markdown_files()
+
+
+def _problems(path) -> list[str]:
+    problems = []
+    fences = read_fences(path)
+    for n, f in enumerate(fences):
+        if f.is_expected_output:
+            prev = fences[n - 1] if n else None
+            if prev is None or not prev.executed_by_codeblocks:
+                problems.append(f"{f.where()}: expected output does not follow a ```python block")
+            continue
+        if f.python_like and not f.executed_by_codeblocks:
+            includes = f.snippet_paths
+            if includes is not None:
+                for inc in includes:
+                    if not inc.startswith("snippets/") or not (ROOT / inc).is_file():
+                        problems.append(f"{f.where()}: includes {inc}, not a file under snippets/")
+                continue
+            if f.skip_reason is None:
+                problems.append(
+                    f"{f.where()}: ```{f.info} is never executed (pytest-codeblocks runs only a "
+                    "bare ```python fence); make it ```python, include a snippets/ file, or put "
+                    '<!--pytest.mark.skip(reason="...")--> above it'
+                )
+        elif f.shell_like and f.skip_reason is None:
+            problems.append(
+                f"{f.where()}: ```{f.info} would be executed in a shell by pytest-codeblocks; "
+                "write shell sessions as ```console"
+            )
+        elif f.executed_by_codeblocks and f.before.startswith("<!--pytest.mark.skip"):
+            if f.skip_reason is None:
+                problems.append(f"{f.where()}: skipped without a reason")
+    return problems
+
+
+@pytest.mark.parametrize("path", FILES, ids=[p.relative_to(ROOT).as_posix() for p in FILES])
+def test_every_python_block_is_executed_or_explains_why(path):
+    problems = _problems(path)
+    assert not problems, "\n".join(problems)
+
+
+def test_guard_catches_silent_and_shell_fences(tmp_path):
+    """The guard itself: each kind of silent block is reported with its line."""
+    page = tmp_path / "page.md"
+    page.write_text(
+        "# t\n\n```py\nx = 1\n```\n\n```python title=\"a.py\"\nx = 1\n```\n\n"
+        "~~~python\nx = 1\n~~~\n\n```bash\nmkdocs serve\n```\n\n"
+        "<!--pytest.mark.skip(reason=\"needs a GPU\")-->\n```python hl_lines=\"1\"\nx = 1\n```\n\n"
+        "```python\nprint(1)\n```\n\n<!--pytest-codeblocks:expected-output-->\n```text\n1\n```\n",
+        encoding="utf-8",
+    )
+    problems = _problems(page)
+    lines = sorted(int(p.split(":")[1]) for p in problems)
+    assert lines == [3, 7, 11, 15], problems

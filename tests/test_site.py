@@ -1,0 +1,191 @@
+"""The site builds strictly, shows its generated figures, and makes no third-party request.
+
+The build runs once per test session (``mkdocs build --strict`` into a temporary folder, without
+``-q``: in MkDocs 1.6 ``-q`` hides warnings and exits 0 despite them).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+import yaml
+from bs4 import BeautifulSoup
+
+from tests.fences import ROOT
+
+#: ``<link rel=…>`` values that make the browser fetch nothing.
+NON_FETCHING_RELS = {"canonical", "alternate", "author", "license", "me", "prev", "next", "search"}
+CSS_URL = re.compile(r"""url\(\s*['"]?([^'")\s]+)|@import\s+['"]([^'"]+)""")
+
+
+def build_site(project: Path, dest: Path) -> subprocess.CompletedProcess:
+    """Run ``mkdocs build --strict`` for ``project`` into ``dest``; return the finished process.
+
+    Output (stdout and stderr together, text) is in ``.stdout``. Never raises on a failed build.
+    """
+    return subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(project / "mkdocs.yml"),
+         "-d", str(dest)],
+        cwd=project,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=110,
+        # Material prints a banner about its successor that is not about this site.
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1", "NO_COLOR": "1"},
+    )
+
+
+def docs_tree() -> set[tuple[str, int]]:
+    """Every file under docs/ with its modification time (ns), to prove a build writes nothing."""
+    return {(p.as_posix(), p.stat().st_mtime_ns) for p in (ROOT / "docs").rglob("*") if p.is_file()}
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory):
+    before = docs_tree()
+    dest = tmp_path_factory.mktemp("site")
+    proc = build_site(ROOT, dest)
+    assert proc.returncode == 0, f"mkdocs build --strict failed:\n{proc.stdout}"
+    warnings = [ln for ln in proc.stdout.splitlines() if re.match(r"\s*(\x1b\[[0-9;]*m)*WARNING", ln)]
+    assert not warnings, "\n".join(warnings)
+    assert docs_tree() == before, "the build wrote into docs/"
+    return dest
+
+
+def nav_pages() -> list[str]:
+    """The Markdown files named in mkdocs.yml's ``nav`` (paths relative to docs/)."""
+
+    def walk(node):
+        if isinstance(node, str):
+            yield node
+        elif isinstance(node, list):
+            for item in node:
+                yield from walk(item)
+        elif isinstance(node, dict):
+            for value in node.values():
+                yield from walk(value)
+
+    config = yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=yaml.BaseLoader)  # noqa: S506
+    return [p for p in walk(config["nav"]) if not p.startswith(("http://", "https://"))]
+
+
+def html_of(site: Path, page: str) -> Path:
+    stem = page.removesuffix(".md").removesuffix(".ipynb")
+    return site / ("index.html" if stem == "index" else f"{stem}/index.html")
+
+
+def is_third_party(url: str) -> bool:
+    parsed = urlparse(url.strip())
+    if parsed.scheme in ("", "data", "blob", "about"):
+        return url.strip().startswith("//")
+    return parsed.scheme in ("http", "https", "ftp", "ws", "wss") and parsed.hostname not in (
+        "localhost",
+        "127.0.0.1",
+    )
+
+
+def resource_urls(html: str) -> list[str]:
+    """URLs a browser fetches to show this HTML: scripts, styles, icons, images, media, CSS url()."""
+    soup = BeautifulSoup(html, "html.parser")
+    urls: list[str] = []
+    for tag in soup.find_all(["script", "img", "iframe", "embed", "audio", "video", "source", "track"]):
+        if tag.get("src"):
+            urls.append(tag["src"])
+        for part in (tag.get("srcset") or "").split(","):
+            if part.strip():
+                urls.append(part.split()[0])
+    for tag in soup.find_all("object"):
+        if tag.get("data"):
+            urls.append(tag["data"])
+    for tag in soup.find_all("link"):
+        rels = set(tag.get("rel") or [])
+        if tag.get("href") and not rels <= NON_FETCHING_RELS:
+            urls.append(tag["href"])
+    for css in [t.get_text() for t in soup.find_all("style")] + [
+        t["style"] for t in soup.find_all(style=True)
+    ]:
+        urls += [a or b for a, b in CSS_URL.findall(css)]
+    return urls
+
+
+def test_every_nav_page_is_built(site):
+    pages = nav_pages()
+    assert "index.md" in pages
+    for page in pages:
+        assert html_of(site, page).is_file(), f"{page} was not built"
+
+
+def test_no_page_requests_a_third_party_host(site):
+    offenders = []
+    for html_file in site.rglob("*.html"):
+        for url in resource_urls(html_file.read_text(encoding="utf-8")):
+            if is_third_party(url):
+                offenders.append(f"{html_file.relative_to(site)}: {url}")
+    for css_file in site.rglob("*.css"):
+        for a, b in CSS_URL.findall(css_file.read_text(encoding="utf-8", errors="replace")):
+            if is_third_party(a or b):
+                offenders.append(f"{css_file.relative_to(site)}: {a or b}")
+    assert not offenders, "\n".join(offenders)
+
+
+def test_third_party_detector_catches_each_kind():
+    html = (
+        '<script src="https://cdn.example.com/x.js"></script>'
+        '<link rel="stylesheet" href="//fonts.example.com/f.css">'
+        '<link rel="canonical" href="https://example.com/page/">'
+        '<img src="https://img.example.com/a.png" alt="a">'
+        '<div style="background: url(https://bg.example.com/b.png)"></div>'
+        '<a href="https://example.com/read-more">plain link</a>'
+        '<img src="figures/local.svg" alt="b">'
+    )
+    flagged = [u for u in resource_urls(html) if is_third_party(u)]
+    assert flagged == [
+        "https://cdn.example.com/x.js",
+        "https://img.example.com/a.png",
+        "//fonts.example.com/f.css",
+        "https://bg.example.com/b.png",
+    ]
+
+
+def test_figures_come_in_light_and_dark_with_alt_text_and_caption(site):
+    for page in nav_pages():
+        soup = BeautifulSoup(html_of(site, page).read_text(encoding="utf-8"), "html.parser")
+        for img in soup.find_all("img"):
+            src = img.get("src", "")
+            assert img.get("alt", "").strip(), f"{page}: <img src={src!r}> has no alt text"
+            if "figures/" not in src:
+                continue
+            target = (html_of(site, page).parent / src.split("#")[0]).resolve()
+            assert target.is_file(), f"{page}: {src} was not generated"
+            assert src.endswith(("-light.svg#only-light", "-dark.svg#only-dark")), (
+                f"{page}: {src} should carry its palette suffix"
+            )
+            other = src.replace("-light.svg#only-light", "-dark.svg#only-dark") if "light" in src \
+                else src.replace("-dark.svg#only-dark", "-light.svg#only-light")
+            assert soup.find("img", src=other), f"{page}: {src} has no matching variant {other}"
+            figure = img.find_parent("figure")
+            assert figure and figure.find("figcaption"), f"{page}: {src} has no caption"
+
+
+def test_a_broken_figure_script_fails_the_build_naming_it(tmp_path):
+    project = tmp_path / "project"
+    for part in ("docs", "snippets"):
+        shutil.copytree(ROOT / part, project / part, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "mkdocs.yml", project / "mkdocs.yml")
+    shutil.copy(ROOT / "README.md", project / "README.md")
+    broken = project / "snippets" / "figures" / "zz_broken_example.py"
+    broken.write_text(
+        '__all__ = ["upside_down"]\n\n\ndef upside_down(theme):\n    raise ValueError("no axes")\n'
+    )
+    proc = build_site(project, tmp_path / "out")
+    assert proc.returncode != 0
+    assert "snippets/figures/zz_broken_example.py" in proc.stdout, proc.stdout[-2000:]
+    assert "upside_down" in proc.stdout
