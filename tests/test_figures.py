@@ -42,3 +42,40 @@ def test_light_and_dark_variants_differ():
         fn = getattr(importlib.import_module(f"snippets.figures.{mod}"), name)
         light, dark = (render_svg(fn, t) for t in THEMES)
         assert light != dark, f"{name}: dark variant is identical to the light one"
+
+
+def _figures_hook():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("figures_hook", ROOT / "docs/.hooks/figures.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_serve_cache_key_follows_the_sources_a_figure_can_depend_on(tmp_path):
+    hook = _figures_hook()
+    figs = tmp_path / "snippets" / "figures"
+    figs.mkdir(parents=True)
+    (figs / "_style.py").write_text("A = 1\n")
+    (figs / "one.py").write_text("__all__ = []\n")
+    (figs / "two.py").write_text("__all__ = []\n")
+    (tmp_path / "snippets" / "data.json").write_text("[1]\n")
+    scripts = [figs / "one.py", figs / "two.py"]
+    first = hook._cache_keys(tmp_path, scripts)
+    assert first == hook._cache_keys(tmp_path, scripts)  # stable
+    (figs / "one.py").write_text("__all__ = []  # edited\n")
+    edited = hook._cache_keys(tmp_path, scripts)
+    assert edited[figs / "one.py"] != first[figs / "one.py"]
+    assert edited[figs / "two.py"] == first[figs / "two.py"]  # other scripts keep their SVGs
+    (tmp_path / "snippets" / "data.json").write_text("[2]\n")
+    data_changed = hook._cache_keys(tmp_path, scripts)
+    assert all(data_changed[s] != edited[s] for s in scripts)  # data/helpers invalidate all
+
+
+def test_cached_render_equals_fresh_render():
+    hook = _figures_hook()
+    cache: dict = {}
+    fresh = hook.render_all_figures(ROOT, cache)
+    assert cache, "nothing was cached"
+    assert hook.render_all_figures(ROOT, cache) == fresh == hook.render_all_figures(ROOT)
