@@ -60,10 +60,10 @@ def onehot_selects_rows(theme: Theme) -> Figure:
         ax.text(x_oh - 0.2, top - 0.9 - r, f"id {i}", ha="right", va="center", color=theme.muted)
     ax.text(x_oh + 2.5, top + 0.1, "one-hot  [N=3, V=5]", ha="center", color=theme.fg)
 
-    ax.text(6.3, top - 1.9, "×", ha="center", va="center", fontsize=20, color=theme.fg)
+    ax.text(6.35, top - 1.9, "×", ha="center", va="center", fontsize=20, color=theme.fg)
 
     # weight: V x D
-    x_w = 7.2
+    x_w = 8.0
     draw_grid(
         ax,
         x_w,
@@ -77,10 +77,10 @@ def onehot_selects_rows(theme: Theme) -> Figure:
         ax.text(x_w - 0.2, top + 0.1 - v, f"row {v}", ha="right", va="center", color=theme.muted)
     ax.text(x_w + 1.5, top + 0.9, "weight  [V=5, D=3]", ha="center", color=theme.fg)
 
-    ax.text(11.0, top - 1.9, "=", ha="center", va="center", fontsize=20, color=theme.fg)
+    ax.text(11.75, top - 1.9, "=", ha="center", va="center", fontsize=20, color=theme.fg)
 
     # output: N x D
-    x_o = 11.8
+    x_o = 12.5
     draw_grid(
         ax,
         x_o,
@@ -100,7 +100,7 @@ def onehot_selects_rows(theme: Theme) -> Figure:
         family="monospace",
     )
 
-    ax.set_xlim(-0.6, 15.2)
+    ax.set_xlim(-0.6, 15.9)
     ax.set_ylim(-0.2, 5.2)
     return fig
 
