@@ -1,0 +1,161 @@
+"""The API map lists every parameter of every embedding API, with the right default and a link.
+
+``docs/api-map.md`` holds one table per callable, announced by an HTML comment naming it
+(``<!-- api: torch.nn.Embedding.__init__ -->``). This test reads the callables' real signatures
+with :mod:`inspect` and fails when
+
+* a parameter of the installed PyTorch has no row (so a new parameter cannot go unnoticed), or a
+  row names a parameter that does not exist;
+* a row's default differs from the real default;
+* a row has no link to a section of the site, or the link's page or anchor does not exist.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import re
+
+import markdown
+import pytest
+
+from tests.fences import ROOT
+
+PAGE = ROOT / "docs" / "api-map.md"
+API_COMMENT = re.compile(r"<!--\s*api:\s*(?P<target>[\w.]+)\s*-->")
+LINK = re.compile(r"\]\((?P<page>[\w./-]+\.md)#(?P<anchor>[\w-]+)\)")
+
+#: Every callable the map must cover (issue: nn.Embedding, its from_pretrained, nn.EmbeddingBag,
+#: its from_pretrained, F.embedding, F.embedding_bag, F.one_hot), plus the modules' forward().
+REQUIRED = [
+    "torch.nn.Embedding.__init__",
+    "torch.nn.Embedding.forward",
+    "torch.nn.Embedding.from_pretrained",
+    "torch.nn.EmbeddingBag.__init__",
+    "torch.nn.EmbeddingBag.forward",
+    "torch.nn.EmbeddingBag.from_pretrained",
+    "torch.nn.functional.embedding",
+    "torch.nn.functional.embedding_bag",
+    "torch.nn.functional.one_hot",
+]
+
+
+def resolve(dotted: str):
+    """Import ``a.b.C.meth`` and return the object. Raises ``ImportError``/``AttributeError``."""
+    parts = dotted.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for attr in parts[cut:]:
+            obj = getattr(obj, attr)
+        return obj
+    raise ImportError(dotted)
+
+
+def real_parameters(dotted: str) -> dict[str, object]:
+    """Parameter name -> default (``inspect.Parameter.empty`` when required), ``self`` dropped.
+
+    Built-ins without a signature (``F.one_hot``) are read from the first line of their
+    docstring, e.g. ``one_hot(tensor, num_classes=-1) -> LongTensor``.
+    """
+    fn = resolve(dotted)
+    try:
+        sig = inspect.signature(fn)
+    except ValueError:
+        first = fn.__doc__.strip().splitlines()[0]
+        args = re.match(r"\w+\((?P<args>.*)\)", first)["args"]
+        namespace: dict = {}
+        exec(f"def _f({args}): pass", namespace)  # noqa: S102 - PyTorch's own docstring
+        sig = inspect.signature(namespace["_f"])
+    return {n: p.default for n, p in sig.parameters.items() if n != "self"}
+
+
+def documented_tables() -> dict[str, list[list[str]]]:
+    """Callable -> the rows (lists of cell texts) of the table that follows its api comment."""
+    tables: dict[str, list[list[str]]] = {}
+    current = None
+    for line in PAGE.read_text(encoding="utf-8").splitlines():
+        m = API_COMMENT.search(line)
+        if m:
+            current = m["target"]
+            tables[current] = []
+            continue
+        if current is None:
+            continue
+        if line.startswith("|"):
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if set("".join(cells)) <= set("-: ") or cells[0].lower() == "parameter":
+                continue  # separator or header
+            tables[current].append(cells)
+        elif line.strip() and tables[current]:
+            current = None  # the table ended
+    return tables
+
+
+def page_anchors(page: str) -> set[str]:
+    """Heading ids of ``docs/<page>`` as MkDocs' toc extension generates them."""
+    md = markdown.Markdown(
+        extensions=["toc", "attr_list", "md_in_html", "admonition", "pymdownx.superfences",
+                    "pymdownx.tabbed", "pymdownx.details", "pymdownx.blocks.caption", "tables"]
+    )
+    md.convert((ROOT / "docs" / page).read_text(encoding="utf-8"))
+    ids: set[str] = set()
+
+    def walk(tokens):
+        for t in tokens:
+            ids.add(t["id"])
+            walk(t["children"])
+
+    walk(md.toc_tokens)
+    return ids
+
+
+def default_text(cell: str) -> str:
+    return cell.strip().strip("`")
+
+
+TABLES = documented_tables() if PAGE.exists() else {}
+
+
+def test_every_required_callable_has_a_table():
+    missing = [t for t in REQUIRED if t not in TABLES]
+    assert not missing, f"no table for {missing} in docs/api-map.md"
+
+
+@pytest.mark.parametrize("target", REQUIRED)
+def test_table_matches_the_real_signature(target):
+    rows = TABLES.get(target, [])
+    real = real_parameters(target)
+    documented = {default_text(r[0]): r for r in rows}
+    missing = [p for p in real if p not in documented]
+    extra = [p for p in documented if p not in real]
+    assert not missing, f"{target}: parameters without an entry: {missing}"
+    assert not extra, f"{target}: entries for parameters that do not exist: {extra}"
+    for name, default in real.items():
+        shown = default_text(documented[name][1])
+        expected = "required" if default is inspect.Parameter.empty else repr(default)
+        assert shown == expected, f"{target}({name}=…): page says {shown!r}, PyTorch has {expected!r}"
+
+
+@pytest.mark.parametrize("target", REQUIRED)
+def test_every_parameter_links_to_a_section_that_exists(target):
+    anchors: dict[str, set[str]] = {}
+    for row in TABLES.get(target, []):
+        links = LINK.findall(row[-1])
+        assert links, f"{target}: {row[0]} has no link to where it is demonstrated"
+        for page, anchor in links:
+            assert (ROOT / "docs" / page).is_file(), f"{target}: {row[0]} links to missing {page}"
+            if page not in anchors:
+                anchors[page] = page_anchors(page)
+            assert anchor in anchors[page], f"{target}: {row[0]} links to missing {page}#{anchor}"
+
+
+def test_the_check_notices_a_removed_parameter(monkeypatch):
+    """Dropping one row from a table must make the signature check fail."""
+    rows = TABLES["torch.nn.Embedding.__init__"]
+    trimmed = [r for r in rows if default_text(r[0]) != "padding_idx"]
+    monkeypatch.setitem(TABLES, "torch.nn.Embedding.__init__", trimmed)
+    with pytest.raises(AssertionError, match="padding_idx"):
+        test_table_matches_the_real_signature("torch.nn.Embedding.__init__")
