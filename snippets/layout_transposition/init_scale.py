@@ -65,6 +65,8 @@ def main() -> None:
     ):
         table = draw(torch.empty(V, D))  # the one [V, D] table both ends share
         logits = h @ table.T  # the output end: lm_head(h)
+        # h has variance 1 per vector, so a logit's std is about √D times the table's
+        torch.testing.assert_close(logits.std(), math.sqrt(D) * table.std(), rtol=0.05, atol=0)
         losses[init] = loss = F.cross_entropy(logits, targets).item()
         print(f"{init:<11}{how:<30}logit std {logits.std().item():6.3f}   loss {loss:7.3f}")
         del table, logits

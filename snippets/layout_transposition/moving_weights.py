@@ -95,8 +95,8 @@ def main() -> None:
     # A square table loads either way round, and nothing warns you.
     sq_emb, sq_lin = nn.Embedding(D, D), nn.Linear(D, D, bias=False)
     sq_emb.load_state_dict(sq_lin.state_dict())
-    assert torch.equal(sq_emb.weight, sq_lin.weight)  # not sq_lin.weight.T: id v got column v
-    assert not torch.equal(sq_emb.weight, sq_lin.weight.T)
+    assert torch.equal(sq_emb.weight, sq_lin.weight)  # id v got row v of the Linear's weight,
+    assert not torch.equal(sq_emb.weight, sq_lin.weight.T)  # not column v, its vector
     print("square [4, 4]: loaded without error, untransposed")
     # --8<-- [end:load_state_dict]
 
