@@ -56,7 +56,7 @@ def main() -> None:
     targets = torch.randint(V, (64,))
     uniform_loss = math.log(V)  # the loss of a model that predicts every token equally
     print(f"\nfirst loss, ln V = {uniform_loss:.3f}")
-    losses = {}
+    losses, tops = {}, {}  # first loss; mean probability of the likeliest token
     for init, how, draw in (
         ("N(0, 1)", "lm_head.weight = wte.weight", lambda w: nn.init.normal_(w)),
         ("U(±1/√D)", "wte.weight = lm_head.weight",
@@ -68,10 +68,14 @@ def main() -> None:
         # h has variance 1 per vector, so a logit's std is about √D times the table's
         torch.testing.assert_close(logits.std(), math.sqrt(D) * table.std(), rtol=0.05, atol=0)
         losses[init] = loss = F.cross_entropy(logits, targets).item()
-        print(f"{init:<11}{how:<30}logit std {logits.std().item():6.3f}   loss {loss:7.3f}")
+        tops[init] = top = logits.softmax(dim=-1).max(dim=-1).values.mean().item()
+        print(f"{init:<11}{how:<30}logit std {logits.std().item():6.3f}   "
+              f"top probability {top:.4f}   loss {loss:7.3f}")
         del table, logits
 
-    assert losses["N(0, 1)"] > 9 * uniform_loss  # logits ~28 wide: confidently wrong
+    assert losses["N(0, 1)"] > 10 * uniform_loss  # logits ~28 wide: confidently wrong
+    assert tops["N(0, 1)"] > 0.8  # the softmax is close to one-hot on an arbitrary token
+    assert tops["U(±1/√D)"] < 0.001 and tops["N(0, 0.02)"] < 0.001  # close to uniform (1/V)
     assert abs(losses["U(±1/√D)"] - uniform_loss) < 0.3
     assert abs(losses["N(0, 0.02)"] - uniform_loss) < 0.3
     # --8<-- [end:tied_loss]
