@@ -29,7 +29,7 @@ def _arrow(ax, start, end, color, *, style="-|>", lw=1.6, rad=0.0) -> None:
 
 
 def layout_weights_side_by_side(theme: Theme) -> Figure:
-    """``nn.Embedding(5, 3).weight`` ``[5, 3]`` beside ``nn.Linear(5, 3, bias=False).weight`` ``[3, 5]``.
+    """``nn.Embedding(5, 3).weight`` (``[5, 3]``) beside ``nn.Linear(5, 3).weight`` (``[3, 5]``).
 
     The Linear holds the embedding's table transposed (copied in with ``copy_``), so id 2 is row 2
     on the left and column 2 on the right; the strides under each grid are read from the tensors.

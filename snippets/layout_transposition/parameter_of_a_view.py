@@ -1,4 +1,4 @@
-"""``lin.weight = nn.Parameter(emb.weight.T)`` shares memory with the embedding, but it is not tying.
+"""``lin.weight = nn.Parameter(emb.weight.T)`` shares the embedding's memory, but is not tying.
 
 The new Parameter is a second leaf tensor that happens to alias the embedding's storage. So:
 

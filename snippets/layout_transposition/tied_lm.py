@@ -82,7 +82,8 @@ def main() -> None:
     rows = lambda g: g.abs().sum(dim=1).nonzero().flatten().tolist()  # noqa: E731
     assert rows(g_in) == [1, 3, 4, 5]  # input side: only the looked-up rows (a gather)
     assert rows(g_out) == list(range(V))  # output side: every row (the softmax touches all)
-    print("input-side grad rows:", rows(g_in), "| output-side grad rows:", len(rows(g_out)), "of", V)
+    print("input-side grad rows:", rows(g_in),
+          "| output-side grad rows:", len(rows(g_out)), "of", V)
     # --8<-- [end:grads]
 
     # --8<-- [start:checkpoint]
@@ -93,7 +94,8 @@ def main() -> None:
     assert not result.missing_keys and not result.unexpected_keys
     assert torch.equal(model.wte.weight, other.lm_head.weight)  # the key loaded last wins
     assert not torch.equal(model.wte.weight, other.wte.weight)  # the input table was overwritten
-    print("untied checkpoint into tied model: loads silently; wte.weight == checkpoint lm_head.weight")
+    print("untied checkpoint into tied model: loads silently;",
+          "wte.weight == checkpoint lm_head.weight")
     # --8<-- [end:checkpoint]
 
 
