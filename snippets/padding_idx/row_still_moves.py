@@ -124,10 +124,12 @@ def adamw_shrinks_nonzero_row() -> None:
     # gradient, and Adam's normalised step moves it by about lr per step, not by a factor.
     emb = nn.Embedding.from_pretrained(table.clone(), freeze=False, padding_idx=PAD)
     opt = torch.optim.Adam(emb.parameters(), lr=0.1, weight_decay=0.01)
-    for _ in range(steps):
+    for step in range(steps):
         opt.zero_grad()
         emb(torch.tensor([[1, 2, PAD, PAD]])).pow(2).sum().backward()
         opt.step()
+        if step == 0:  # Adam's first step is lr * sign(gradient) in every coordinate
+            torch.testing.assert_close(table[PAD] - emb.weight[PAD], 0.1 * table[PAD].sign())
     before, after = table[PAD].norm().item(), emb.weight[PAD].norm().item()
     assert after < 0.6 * before  # far more than AdamW's factor 0.990045
 

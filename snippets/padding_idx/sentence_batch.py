@@ -28,6 +28,7 @@ SENTENCES = [
 ]
 
 
+# --8<-- [start:helper]
 def masked_mean(vectors: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     """Mean of ``vectors`` ``[B, L, D]`` over the positions where ``mask`` ``[B, L]`` (bool) is True.
 
@@ -37,6 +38,7 @@ def masked_mean(vectors: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     summed = (vectors * mask.unsqueeze(-1)).sum(dim=1)  # [B, D]: pads multiplied by 0
     count = mask.sum(dim=1, keepdim=True).clamp(min=1)  # [B, 1]: real tokens per row
     return summed / count
+# --8<-- [end:helper]
 
 
 def main() -> None:
