@@ -113,19 +113,26 @@ def svc_attention_weights(theme: Theme) -> Figure:
     w = weights[0]  # [6, 6]
     torch.testing.assert_close(w.sum(-1), torch.ones(w.shape[0]))
     words = SENTENCES[0].split()
+    # What the page's alt text and caption say about these numbers.
+    assert words[int(w[words.index("bank")].argmax())] == "sat"
+    assert (round(w.min().item(), 2), round(w.max().item(), 2)) == (0.09, 0.34)
 
     fig = new_figure(theme, 4.8, 4.2)
     ax = fig.add_subplot()
     cmap = LinearSegmentedColormap.from_list("cell_to_accent", [theme.cell, theme.accent])
     top = w.max().item()
-    ax.imshow(w, cmap=cmap, vmin=0.0, vmax=top)
+    # pcolormesh, not imshow: vector cells (imshow would embed a raster PNG in the SVG).
+    ax.pcolormesh(w, cmap=cmap, vmin=0.0, vmax=top, edgecolors=theme.muted, linewidth=0.4)
+    ax.set_aspect("equal")
+    ax.invert_yaxis()  # row 0 ("i") at the top, like a matrix
     for r in range(w.shape[0]):
         for c in range(w.shape[1]):
             v = w[r, c].item()
-            ax.text(c, r, f"{v:.2f}", ha="center", va="center", fontsize=9,
+            ax.text(c + 0.5, r + 0.5, f"{v:.2f}", ha="center", va="center", fontsize=9,
                     color=theme.page_bg if v > 0.6 * top else theme.fg)
-    ax.set_xticks(range(len(words)), words, color=theme.fg)
-    ax.set_yticks(range(len(words)), words, color=theme.fg)
+    centres = [k + 0.5 for k in range(len(words))]
+    ax.set_xticks(centres, words, color=theme.fg)
+    ax.set_yticks(centres, words, color=theme.fg)
     ax.tick_params(colors=theme.muted, labelcolor=theme.fg)
     ax.set_xlabel("reads from (key)", color=theme.fg)
     ax.set_ylabel("token being updated (query)", color=theme.fg)
