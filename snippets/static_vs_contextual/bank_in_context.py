@@ -29,7 +29,7 @@ SEED = 0
 
 
 def build_vocab(sentences: tuple[str, ...] = SENTENCES) -> dict[str, int]:
-    """Map each whitespace-separated word of ``sentences`` to an id, in sorted order (``str -> int``)."""
+    """Map each whitespace-separated word of ``sentences`` to an id (``str -> int``), sorted."""
     return {w: i for i, w in enumerate(sorted({w for s in sentences for w in s.split()}))}
 
 
@@ -117,7 +117,8 @@ def main() -> None:
             cos(context_a[0, i], context_b[0, j]),
             cos(alone_a[0, i], alone_b[0, j]),
         ]
-        print(f"{word:<6}" + "".join(f"{x:>{w}.4f}" for x, w in zip(row, (11, 11, 8, 11))))
+        widths = (11, 11, 8, 11)
+        print(f"{word:<6}" + "".join(f"{x:>{w}.4f}" for x, w in zip(row, widths, strict=True)))
     # --8<-- [end:report]
 
 

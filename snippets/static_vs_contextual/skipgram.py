@@ -63,7 +63,7 @@ def nearest(table: torch.Tensor, word: str, stoi: dict[str, int], itos: list[str
     sims = unit @ unit[stoi[word]]
     sims[stoi[word]] = -2.0  # below any cosine
     top = sims.topk(k)
-    return [(itos[i], s) for s, i in zip(top.values.tolist(), top.indices.tolist())]
+    return [(itos[i], s) for s, i in zip(top.values.tolist(), top.indices.tolist(), strict=True)]
 
 
 def group_hits(table: torch.Tensor, stoi: dict[str, int], itos: list[str]) -> int:
@@ -107,7 +107,8 @@ def train_and_report() -> None:
         opt.step()
         losses.append(loss.item())
     after = emb.weight.detach()
-    print(f"loss {losses[0]:.2f} -> {losses[-1]:.2f} (a uniform guess scores {math.log(len(itos)):.2f})")
+    uniform = math.log(len(itos))  # the loss of a model that guesses every word equally
+    print(f"loss {losses[0]:.2f} -> {losses[-1]:.2f} (a uniform guess scores {uniform:.2f})")
     # --8<-- [end:model]
 
     # --8<-- [start:neighbours]
