@@ -40,7 +40,9 @@ class Fence:
 
     ``line`` is the 1-based line of the opening fence; ``info`` is the text after the fence
     characters (``python``, ``python title="x"``, ``console``); ``body`` holds the lines between
-    the fences (without line ends); ``before`` is the last non-blank line above the opening fence.
+    the fences (without line ends), with the fence's own indentation removed as pytest-codeblocks
+    removes it (a block inside a content tab is indented); ``indent`` is that indentation;
+    ``before`` is the last non-blank line above the opening fence.
     """
 
     path: Path
@@ -50,6 +52,7 @@ class Fence:
     body: list[str]
     before: str
     end_line: int
+    indent: str = ""
 
     @property
     def executed_by_codeblocks(self) -> bool:
@@ -106,18 +109,20 @@ def read_fences(path: Path) -> list[Fence]:
                 before = lines[i].strip()
             i += 1
             continue
-        fence, info, start = m["fence"], m["info"], i
+        fence, info, start, indent = m["fence"], m["info"], i, m["indent"]
         body: list[str] = []
         i += 1
         while i < len(lines):
             close = FENCE_OPEN.match(lines[i])
             if close and not close["info"] and close["fence"][0] == fence[0] and len(close["fence"]) >= len(fence):
                 break
-            body.append(lines[i])
+            line = lines[i]
+            strip = min(len(indent), len(line) - len(line.lstrip(" ")))
+            body.append(line[strip:])
             i += 1
         else:
             raise ValueError(f"{path}:{start + 1}: fence {fence}{info} is never closed")
-        fences.append(Fence(path, start + 1, fence, info, body, before, i + 1))
+        fences.append(Fence(path, start + 1, fence, info, body, before, i + 1, indent))
         before = lines[i].strip()
         i += 1
     return fences

@@ -44,10 +44,13 @@ def refresh_markdown(path: Path, write: bool) -> list[str]:
             printed = run_block("\n".join(code_fence.body) + "\n")
         except Exception as exc:
             raise SystemExit(f"{code_fence.where()}: block raised {type(exc).__name__}: {exc}") from exc
-        current = "".join(lines[out_fence.line : out_fence.end_line - 1])
+        current = "".join(ln + "\n" for ln in out_fence.body)
         if printed != current:
             stale.append(out_fence.where())
-            lines[out_fence.line : out_fence.end_line - 1] = [printed]
+            pad = out_fence.indent
+            lines[out_fence.line : out_fence.end_line - 1] = [
+                (pad + ln if ln.strip() else ln) for ln in printed.splitlines(keepends=True)
+            ]
     if stale and write:
         path.write_text("".join(lines), encoding="utf-8")
     return stale

@@ -73,3 +73,18 @@ def test_guard_catches_silent_and_shell_fences(tmp_path):
     problems = _problems(page)
     lines = sorted(int(p.split(":")[1]) for p in problems)
     assert lines == [3, 7, 11, 15], problems
+
+
+def test_refresh_rewrites_an_expected_output_inside_a_content_tab(tmp_path):
+    """refresh_outputs handles indented fences (content tabs) the way pytest-codeblocks reads them."""
+    from tests.refresh_outputs import refresh_markdown
+
+    page = tmp_path / "tabs.md"
+    page.write_text(
+        '=== "A"\n\n    ```python\n    print("x")\n    print("  y")\n    ```\n\n'
+        "    <!--pytest-codeblocks:expected-output-->\n    ```text\n    stale\n    ```\n",
+        encoding="utf-8",
+    )
+    assert refresh_markdown(page, write=True) == [f"{page}:9"]
+    assert "    ```text\n    x\n      y\n    ```\n" in page.read_text(encoding="utf-8")
+    assert refresh_markdown(page, write=True) == []  # now current

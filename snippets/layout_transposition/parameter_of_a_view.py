@@ -1,0 +1,93 @@
+"""``lin.weight = nn.Parameter(emb.weight.T)`` shares the embedding's memory, but is not tying.
+
+The new Parameter is a second leaf tensor that happens to alias the embedding's storage. So:
+
+* ``parameters()`` lists two Parameters and counts the ``V * D`` numbers twice;
+* each use sends its gradient to its own ``.grad``; neither holds the sum;
+* plain SGD happens to land both updates in the shared memory (so the values move as if tied),
+  but Adam keeps separate state per Parameter and moves a row used by both twice as far;
+* converting the module (``.double()``, ``.to(device)``) gives each Parameter its own new
+  storage, and the sharing is gone without a message.
+
+Run it: ``python snippets/layout_transposition/parameter_of_a_view.py``; it raises
+``AssertionError`` if PyTorch behaves differently. ``parameter_of_a_view.out`` is what it prints.
+Sources: ``torch/nn/parameter.py`` and ``Module._apply`` in ``torch/nn/modules/module.py``
+(PyTorch v2.13.0).
+"""
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+V, D = 6, 4  # num_embeddings, embedding_dim
+
+
+def make_pair() -> tuple[nn.Embedding, nn.Linear]:
+    """An ``nn.Embedding(V, D)`` and an ``nn.Linear(V, D, bias=False)`` whose weight is
+    ``nn.Parameter(emb.weight.T)``: shape ``[D, V]``, float32, aliasing the embedding's memory."""
+    torch.manual_seed(0)
+    emb = nn.Embedding(V, D)
+    lin = nn.Linear(V, D, bias=False)
+    lin.weight = nn.Parameter(emb.weight.T)
+    return emb, lin
+
+
+def main() -> None:
+    # --8<-- [start:shares]
+    emb, lin = make_pair()  # lin.weight = nn.Parameter(emb.weight.T)
+    assert lin.weight.data_ptr() == emb.weight.data_ptr()  # one block of memory...
+    assert lin.weight is not emb.weight  # ...two Parameters
+    with torch.no_grad():
+        emb.weight[2, 0] = 7.0
+    assert lin.weight[0, 2] == 7.0  # an in-place edit shows through both
+
+    model = nn.ModuleDict({"emb": emb, "lin": lin})
+    assert len(list(model.parameters())) == 2
+    assert sum(p.numel() for p in model.parameters()) == 2 * V * D  # 48 numbers, counted twice
+    # --8<-- [end:shares]
+
+    # --8<-- [start:separate]
+    emb, lin = make_pair()
+    a = torch.tensor([1, 4])  # ids looked up through the embedding
+    b = torch.tensor([4, 2])  # ids fed to the Linear as one-hot rows
+    loss = emb(a).sum() + lin(F.one_hot(b, V).float()).sum()
+    loss.backward()
+
+    rows = lambda g: g.abs().sum(dim=1).nonzero().flatten().tolist()  # noqa: E731
+    assert rows(emb.weight.grad) == [1, 4]  # only the embedding's own use
+    assert rows(lin.weight.grad.T) == [2, 4]  # only the Linear's own use
+    print("emb.weight.grad rows:", rows(emb.weight.grad),
+          "| lin.weight.grad.T rows:", rows(lin.weight.grad.T))
+    # --8<-- [end:separate]
+
+    # --8<-- [start:optimizers]
+    def one_step(opt_class) -> tuple[torch.Tensor, torch.Tensor]:
+        """Move of row 0..V-1 (column 0) after one step: aliased pair vs. one shared Parameter."""
+        emb, lin = make_pair()
+        start = emb.weight.detach().clone()
+        (emb(a).sum() + lin(F.one_hot(b, V).float()).sum()).backward()
+        opt_class([emb.weight, lin.weight], lr=0.1).step()
+        pair_move = (emb.weight.detach() - start)[:, 0]
+
+        tied = nn.Parameter(start.clone())  # real tying: one Parameter used twice
+        (F.embedding(a, tied).sum() + F.linear(F.one_hot(b, V).float(), tied.T).sum()).backward()
+        opt_class([tied], lr=0.1).step()
+        return pair_move, (tied.detach() - start)[:, 0]
+
+    pair, tied = one_step(torch.optim.SGD)
+    torch.testing.assert_close(pair, tied)  # SGD: the two updates add up in shared memory
+    pair, tied = one_step(torch.optim.Adam)
+    torch.testing.assert_close(pair[4], 2 * tied[4])  # Adam: row 4 (used twice) moves twice as far
+    print("Adam, move of row 4: aliased pair", round(pair[4].item(), 4),
+          "| one tied Parameter", round(tied[4].item(), 4))
+    # --8<-- [end:optimizers]
+
+    # --8<-- [start:breaks]
+    emb, lin = make_pair()
+    model = nn.ModuleDict({"emb": emb, "lin": lin}).double()  # or .to("cuda"), .half(), ...
+    assert model.emb.weight.data_ptr() != model.lin.weight.data_ptr()  # sharing is gone
+    # --8<-- [end:breaks]
+
+
+if __name__ == "__main__":
+    main()
