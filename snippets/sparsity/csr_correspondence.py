@@ -21,6 +21,7 @@ Raises ``AssertionError`` if any check fails. The page "Sparsity" includes its r
 from __future__ import annotations
 
 import contextlib
+import warnings
 from collections import Counter
 from collections.abc import Iterator
 
@@ -180,6 +181,17 @@ def main() -> None:
     torch.testing.assert_close(means(tokens, offsets), torch.from_numpy(X_mean @ W.numpy()))
     print("mean bags == row-normalised X @ W")
     # --8<-- [end:mean]
+
+    # PyTorch flags sparse CSR tensors as beta with a warning (once per process unless asked).
+    warn_always = torch.is_warn_always_enabled()
+    torch.set_warn_always(True)
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            torch.sparse_csr_tensor(indptr, indices, data, size=(N, V), check_invariants=True)
+    finally:
+        torch.set_warn_always(warn_always)
+    assert any("Sparse CSR tensor support is in beta" in str(w.message) for w in caught)
 
 
 if __name__ == "__main__":
