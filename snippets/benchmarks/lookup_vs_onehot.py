@@ -414,7 +414,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                    help="thread: CPU time of this thread (default on cpu, needs --threads 1); "
                    "wall: wall-clock time (default on cuda)")
     p.add_argument("--min-run-time", type=float, default=None,
-                   help="seconds per measurement (default 0.2, quick 0.002)")
+                   help="seconds per measurement (default 0.1, quick 0.002)")
     p.add_argument("--max-run-time", type=float, default=None,
                    help="cap on seconds per measurement of a slow call (default 3, quick 0.02)")
     p.add_argument("--max-vocab", type=int, default=None,
@@ -426,7 +426,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     if args.clock == "thread" and (args.device == "cuda" or args.threads > 1):
         p.error("--clock thread measures one CPU thread: use it with --device cpu --threads 1")
     if args.min_run_time is None:
-        args.min_run_time = 0.002 if args.quick else 0.2
+        args.min_run_time = 0.002 if args.quick else 0.1
     if args.max_run_time is None:
         args.max_run_time = 0.02 if args.quick else 3.0
     return args
