@@ -53,6 +53,7 @@ import datetime as dt
 import json
 import os
 import platform
+import shlex
 import sys
 import tempfile
 import time
@@ -458,8 +459,8 @@ def main(argv: list[str] | None = None) -> Path:
     data = {
         "schema": SCHEMA,
         "quick": args.quick,
-        "command": "python snippets/benchmarks/lookup_vs_onehot.py"
-        + "".join(f" {a}" for a in (sys.argv[1:] if argv is None else argv)),
+        "command": shlex.join(["python", "snippets/benchmarks/lookup_vs_onehot.py",
+                               *(sys.argv[1:] if argv is None else argv)]),
         "date": dt.date.today().isoformat(),
         "wall_s": round(time.perf_counter() - started, 1),
         "machine": machine,
