@@ -242,8 +242,10 @@ def check_agreement(methods: list[Method], expected: torch.Tensor) -> None:
 def peak_bytes(fn: Callable[[], object], *, torch_allocator: bool, device: str) -> int:
     """Peak bytes allocated during one call of ``fn`` above what was allocated before it.
 
-    Torch on the CPU: replays the profiler's memory events (``profile_memory=True``) in time
-    order and returns the highest running total. CUDA: ``torch.cuda.max_memory_allocated``.
+    Torch on the CPU: replays the profiler's memory events (``profile_memory=True``; read from
+    ``prof.profiler.kineto_results``, an internal attribute in torch 2.13, because the public
+    event list attributes allocations to operators instead of listing them in time order) and
+    returns the highest running total. CUDA: ``torch.cuda.max_memory_allocated``.
     NumPy/SciPy (``torch_allocator=False``): ``tracemalloc``'s peak.
     """
     if not torch_allocator:
