@@ -438,8 +438,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> Path:
     """Run the sweep, write the JSON data set, and return the path written."""
     args = parse_args(argv)
-    if args.quick and args.output is not None and \
-            args.output.resolve().parent == RESULTS_DIR:
+    if args.quick and args.output is not None and args.output.resolve().is_relative_to(RESULTS_DIR):
         raise SystemExit("a --quick run must not write into results/ (committed data)")
     started = time.perf_counter()
     machine = describe_machine(args)
