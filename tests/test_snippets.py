@@ -21,7 +21,10 @@ SNIPPETS = sorted(
 )
 
 #: Command-line arguments a snippet gets when the tests run it (default: none).
-ARGS: dict[str, list[str]] = {}
+ARGS: dict[str, list[str]] = {
+    # Tiny sizes; writes its data set to a temporary folder and deletes it (never to results/).
+    "snippets/benchmarks/lookup_vs_onehot.py": ["--quick"],
+}
 
 
 def run_snippet(path, capsys) -> str:
