@@ -19,6 +19,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
+
 #: Markdown files whose blocks are executed by ``pytest`` (see ``testpaths`` in pyproject.toml).
 def markdown_files() -> list[Path]:
     """Every Markdown file under ``docs/`` plus ``README.md``, sorted, as absolute paths."""
@@ -29,8 +30,12 @@ FENCE_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<inf
 PYTHON_LIKE = re.compile(r"^\{?\s*\.?(python3?|py3?|pycon|ipython3?)\b", re.IGNORECASE)
 SHELL_LIKE = re.compile(r"^(sh|bash|zsh|shell)\b", re.IGNORECASE)
 #: A skip that states its reason, as pytest-codeblocks reads it: <!--pytest.mark.skip(reason="…")-->
-SKIP_WITH_REASON = re.compile(r"<!--\s*pytest\.mark\.skip(if)?\(.*reason\s*=\s*(['\"])(?P<reason>.+?)\2.*\)\s*-->")
-EXPECTED_OUTPUT = re.compile(r"<!--[-\s]*pytest-codeblocks:expected-output(-ignore-whitespace)?\s*-->")
+SKIP_WITH_REASON = re.compile(
+    r"<!--\s*pytest\.mark\.skip(if)?\(.*reason\s*=\s*(['\"])(?P<reason>.+?)\2.*\)\s*-->"
+)
+EXPECTED_OUTPUT = re.compile(
+    r"<!--[-\s]*pytest-codeblocks:expected-output(-ignore-whitespace)?\s*-->"
+)
 SNIPPET_LINE = re.compile(r"^\s*-{1,}8<-{1,}\s+(['\"])(?P<path>[^'\"]+)\1\s*$")
 
 
@@ -114,7 +119,12 @@ def read_fences(path: Path) -> list[Fence]:
         i += 1
         while i < len(lines):
             close = FENCE_OPEN.match(lines[i])
-            if close and not close["info"] and close["fence"][0] == fence[0] and len(close["fence"]) >= len(fence):
+            if (
+                close
+                and not close["info"]
+                and close["fence"][0] == fence[0]
+                and len(close["fence"]) >= len(fence)
+            ):
                 break
             line = lines[i]
             strip = min(len(indent), len(line) - len(line.lstrip(" ")))

@@ -43,7 +43,9 @@ def refresh_markdown(path: Path, write: bool) -> list[str]:
         try:
             printed = run_block("\n".join(code_fence.body) + "\n")
         except Exception as exc:
-            raise SystemExit(f"{code_fence.where()}: block raised {type(exc).__name__}: {exc}") from exc
+            raise SystemExit(
+                f"{code_fence.where()}: block raised {type(exc).__name__}: {exc}"
+            ) from exc
         current = "".join(ln + "\n" for ln in out_fence.body)
         if printed != current:
             stale.append(out_fence.where())

@@ -97,8 +97,17 @@ def documented_tables() -> dict[str, list[list[str]]]:
 def page_anchors(page: str) -> set[str]:
     """Heading ids of ``docs/<page>`` as MkDocs' toc extension generates them."""
     md = markdown.Markdown(
-        extensions=["toc", "attr_list", "md_in_html", "admonition", "pymdownx.superfences",
-                    "pymdownx.tabbed", "pymdownx.details", "pymdownx.blocks.caption", "tables"]
+        extensions=[
+            "toc",
+            "attr_list",
+            "md_in_html",
+            "admonition",
+            "pymdownx.superfences",
+            "pymdownx.tabbed",
+            "pymdownx.details",
+            "pymdownx.blocks.caption",
+            "tables",
+        ]
     )
     md.convert((ROOT / "docs" / page).read_text(encoding="utf-8"))
     ids: set[str] = set()
@@ -136,7 +145,9 @@ def test_table_matches_the_real_signature(target):
     for name, default in real.items():
         shown = default_text(documented[name][1])
         expected = "required" if default is inspect.Parameter.empty else repr(default)
-        assert shown == expected, f"{target}({name}=…): page says {shown!r}, PyTorch has {expected!r}"
+        assert shown == expected, (
+            f"{target}({name}=…): page says {shown!r}, PyTorch has {expected!r}"
+        )
 
 
 @pytest.mark.parametrize("target", REQUIRED)

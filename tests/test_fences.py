@@ -64,9 +64,9 @@ def test_guard_catches_silent_and_shell_fences(tmp_path):
     """The guard itself: each kind of silent block is reported with its line."""
     page = tmp_path / "page.md"
     page.write_text(
-        "# t\n\n```py\nx = 1\n```\n\n```python title=\"a.py\"\nx = 1\n```\n\n"
+        '# t\n\n```py\nx = 1\n```\n\n```python title="a.py"\nx = 1\n```\n\n'
         "~~~python\nx = 1\n~~~\n\n```bash\nmkdocs serve\n```\n\n"
-        "<!--pytest.mark.skip(reason=\"needs a GPU\")-->\n```python hl_lines=\"1\"\nx = 1\n```\n\n"
+        '<!--pytest.mark.skip(reason="needs a GPU")-->\n```python hl_lines="1"\nx = 1\n```\n\n'
         "```python\nprint(1)\n```\n\n<!--pytest-codeblocks:expected-output-->\n```text\n1\n```\n",
         encoding="utf-8",
     )
@@ -76,7 +76,7 @@ def test_guard_catches_silent_and_shell_fences(tmp_path):
 
 
 def test_refresh_rewrites_an_expected_output_inside_a_content_tab(tmp_path):
-    """refresh_outputs handles indented fences (content tabs) the way pytest-codeblocks reads them."""
+    """refresh_outputs reads indented fences (content tabs) as pytest-codeblocks does."""
     from tests.refresh_outputs import refresh_markdown
 
     page = tmp_path / "tabs.md"

@@ -66,7 +66,9 @@ def _cache_keys(root: Path, scripts: list[Path]) -> dict[Path, str]:
     return {s: hashlib.sha256(base.encode() + s.read_bytes()).hexdigest() for s in scripts}
 
 
-def render_all_figures(root: Path, cache: dict[str, dict[str, bytes]] | None = None) -> dict[str, bytes]:
+def render_all_figures(
+    root: Path, cache: dict[str, dict[str, bytes]] | None = None
+) -> dict[str, bytes]:
     """Render every figure of ``snippets/figures`` for every theme.
 
     Returns a mapping from site path (``figures/<function>-<theme>.svg``) to SVG bytes. With a
@@ -77,7 +79,9 @@ def render_all_figures(root: Path, cache: dict[str, dict[str, bytes]] | None = N
     out: dict[str, bytes] = {}
     owner: dict[str, Path] = {}
     scripts = [
-        p for p in sorted((root / "snippets" / "figures").glob("*.py")) if not p.name.startswith("_")
+        p
+        for p in sorted((root / "snippets" / "figures").glob("*.py"))
+        if not p.name.startswith("_")
     ]
     keys = _cache_keys(root, scripts)
     if cache is not None and all(keys[s] in cache for s in scripts):
@@ -94,13 +98,17 @@ def render_all_figures(root: Path, cache: dict[str, dict[str, bytes]] | None = N
         rel = script.relative_to(root).as_posix()
         if cache is not None and keys[script] in cache:
             out.update(cache[keys[script]])
-            owner.update({uri.split("/")[1].rsplit("-", 1)[0]: Path(rel) for uri in cache[keys[script]]})
+            owner.update(
+                {uri.split("/")[1].rsplit("-", 1)[0]: Path(rel) for uri in cache[keys[script]]}
+            )
             continue
         rendered: dict[str, bytes] = {}
         try:
             module = importlib.import_module(f"{FIGURES_PACKAGE}.{script.stem}")
         except Exception as exc:  # noqa: BLE001
-            raise PluginError(f"figure script {rel} failed to import: {type(exc).__name__}: {exc}") from exc
+            raise PluginError(
+                f"figure script {rel} failed to import: {type(exc).__name__}: {exc}"
+            ) from exc
         names = getattr(module, "__all__", None)
         if not names:
             raise PluginError(f"figure script {rel} has no __all__ listing its figure functions")

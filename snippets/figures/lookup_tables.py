@@ -155,8 +155,15 @@ def index_shape_to_output(theme: Theme) -> Figure:
                         linewidth=0.8,
                     )
                 )
-            ax.text(cx + cell / 2, cy + 0.1, f"row {idx[r, c].item()}", ha="center",
-                    va="center", fontsize=8, color=theme.muted)
+            ax.text(
+                cx + cell / 2,
+                cy + 0.1,
+                f"row {idx[r, c].item()}",
+                ha="center",
+                va="center",
+                fontsize=8,
+                color=theme.muted,
+            )
     ax.text(x0 + 1.75, 3.3, "output  shape (2, 3, D=4)", ha="center", color=theme.fg)
     ax.text(x0 + 1.75, 0.5, "float32 rows of weight", ha="center", color=theme.muted, fontsize=9)
 

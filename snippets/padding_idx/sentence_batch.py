@@ -1,4 +1,4 @@
-"""A tiny tokenised batch: pad with ``pad_sequence``, embed with ``padding_idx``, mean-pool correctly.
+"""A tiny tokenised batch: pad with ``pad_sequence``, embed with ``padding_idx``, mean-pool.
 
 Run it: ``python snippets/padding_idx/sentence_batch.py``. It builds a word-level vocabulary for
 four sentences of different lengths, pads their id sequences into one ``[B, L]`` int64 tensor,
@@ -30,7 +30,7 @@ SENTENCES = [
 
 # --8<-- [start:helper]
 def masked_mean(vectors: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    """Mean of ``vectors`` ``[B, L, D]`` over the positions where ``mask`` ``[B, L]`` (bool) is True.
+    """Mean of ``vectors`` ``[B, L, D]`` over positions where ``mask`` ``[B, L]`` (bool) is True.
 
     Returns ``[B, D]`` in the dtype of ``vectors``. A row whose mask is all False gives zeros
     (its count is clamped to 1) instead of ``0 / 0 = nan``.
@@ -99,7 +99,8 @@ def main() -> None:
     torch.testing.assert_close(masked_mean(emb(left), left != PAD), pooled)
 
     print("lengths:", lengths.tolist())
-    print("naive/true norm:", [round(x, 3) for x in (naive.norm(dim=1) / pooled.norm(dim=1)).tolist()])
+    ratio = (naive.norm(dim=1) / pooled.norm(dim=1)).tolist()
+    print("naive/true norm:", [round(x, 3) for x in ratio])
     # --8<-- [end:check]
 
     # --8<-- [start:train]
