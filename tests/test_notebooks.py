@@ -118,7 +118,8 @@ def test_a_failing_cell_fails_the_site_build(tmp_path):
 
 
 def _hook():
-    spec = importlib.util.spec_from_file_location("notebooks_hook", ROOT / "docs/.hooks/notebooks.py")
+    path = ROOT / "docs" / ".hooks" / "notebooks.py"
+    spec = importlib.util.spec_from_file_location("notebooks_hook", path)
     module = importlib.util.module_from_spec(spec)
     sys.modules.setdefault(spec.name, module)
     spec.loader.exec_module(module)
@@ -130,7 +131,7 @@ def test_hook_strips_the_template_assets_and_refuses_other_scripts():
     html = (
         '<script src=""> </script><script type="text/x-mathjax-config">x</script>'
         '<style>.jupyter-wrapper{}</style><div class="zeroclipboard-container">c</div>'
-        '<div class="highlight-ipynb hl-python"><pre><span class="k">import</span> torch</pre></div>'
+        '<div class="highlight-ipynb hl-python"><pre><span class="k">import</span> x</pre></div>'
         '<div class="jp-RenderedText"><pre>out</pre></div>'
         '<h2 id="a">A<a class="anchor-link" href="#a">¶</a></h2>'
     )
@@ -150,7 +151,7 @@ def test_hook_finds_broken_links(tmp_path):
     page.write_text(
         '<article><h2 id="here">x</h2><a href="nb.ipynb">ok</a><a href="#here">ok</a>'
         '<a href="../data/gone.tsv">gone</a><a href="#nowhere">gone</a>'
-        '<a href="https://example.com/">not checked</a></article>'
+        '<a href="https://example.com/">not checked</a><a href="/nb/">absolute</a></article>'
     )
     problems = _hook().broken_links(tmp_path, "nb/index.html")
-    assert [p.split(":")[0] for p in problems] == ["../data/gone.tsv", "#nowhere"]
+    assert [p.split(":")[0] for p in problems] == ["../data/gone.tsv", "#nowhere", "/nb/"]

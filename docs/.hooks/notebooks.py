@@ -146,7 +146,7 @@ def on_page_content(html: str, *, page: Page, config: MkDocsConfig, files: Files
 
 
 def on_pre_build(config: MkDocsConfig) -> None:
-    """Forget the notebook pages of the previous build (``mkdocs serve`` rebuilds) (MkDocs event)."""
+    """Forget the pages of a previous build; ``mkdocs serve`` rebuilds (MkDocs event)."""
     _NOTEBOOK_PAGES.clear()
 
 
@@ -161,7 +161,8 @@ def broken_links(site_dir: Path, page_dest: str) -> list[str]:
     """Relative links and sources of the built page ``page_dest`` whose target is missing.
 
     ``page_dest`` is the page's path in ``site_dir`` (``notebooks/x/index.html``). Returns one
-    ``"url: why"`` string per broken link. Links with a scheme (``https:``) are not checked.
+    ``"url: why"`` string per broken link. Links with a scheme (``https:``) are not checked;
+    absolute paths (``/x/``) are reported.
     """
     page_path = site_dir / page_dest
     soup = BeautifulSoup(page_path.read_text(encoding="utf-8"), "html.parser")
@@ -171,15 +172,19 @@ def broken_links(site_dir: Path, page_dest: str) -> list[str]:
     for tag in article.find_all(href=True) + article.find_all(src=True):
         url = tag.get("href") or tag.get("src")
         parts = urlsplit(url)
-        if parts.scheme or parts.netloc or url.startswith("/"):
+        if parts.scheme or parts.netloc:
+            continue
+        if url.startswith("/"):
+            problems.append(f"{url}: absolute path (breaks under a site_url with a path)")
             continue
         target = (page_path.parent / unquote(parts.path)).resolve() if parts.path else page_path
         if target.is_dir():
             target = target / "index.html"
         if not target.is_file():
             problems.append(f"{url}: no such file in the site")
-        elif parts.fragment and target.suffix == ".html" and parts.fragment not in _ids(target, cache):
-            problems.append(f"{url}: no element with id {parts.fragment!r}")
+        elif parts.fragment and target.suffix == ".html":
+            if parts.fragment not in _ids(target, cache):
+                problems.append(f"{url}: no element with id {parts.fragment!r}")
     return problems
 
 
