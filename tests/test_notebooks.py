@@ -132,13 +132,14 @@ def test_hook_strips_the_template_assets_and_refuses_other_scripts():
         '<script src=""> </script><script type="text/x-mathjax-config">x</script>'
         '<style>.jupyter-wrapper{}</style><div class="zeroclipboard-container">c</div>'
         '<div class="highlight-ipynb hl-python"><pre><span class="k">import</span> x</pre></div>'
-        '<div class="jp-RenderedText"><pre>out</pre></div>'
+        '<div class="jp-RenderedText jp-OutputArea-output" tabindex="0"><pre>out</pre></div>'
         '<h2 id="a">A<a class="anchor-link" href="#a">¶</a></h2>'
     )
     clean = hook.restyle(html, "x.ipynb")
     assert "<script" not in clean and "<style" not in clean and "zeroclipboard" not in clean
     assert '<div class="language-python highlight"><pre><code><span class="k">import' in clean
     assert '<div class="language-text nb-output no-copy highlight"><pre><code>out' in clean
+    assert "tabindex" not in clean
     assert '<a class="headerlink" href="#a" title="Permanent link">' in clean
     with pytest.raises(hook.PluginError, match="x.ipynb"):
         hook.restyle('<script>alert("from an output")</script>', "x.ipynb")

@@ -14,7 +14,8 @@ For every page whose source is an ``.ipynb`` this hook:
 * turns each code cell into the markup of a Material code block (``div.highlight > pre > code``),
   so it gets the theme's highlighting colours in both palettes and Material's copy button; text
   outputs get the same markup plus the class ``nb-output`` (styled in ``extra.css``);
-* turns nbconvert's heading anchors into Material's ``headerlink`` permalinks;
+* turns nbconvert's heading anchors into Material's ``headerlink`` permalinks, and drops the
+  ``tabindex`` that makes every cell a keyboard stop;
 * puts a download box under the title: the notebook itself (copied next to the page by the
   plugin's ``include_source``) and every file in the ``data/`` folder beside it;
 * takes the page's meta description from the notebook's ``metadata.description``, if set.
@@ -89,8 +90,11 @@ def restyle(html: str, src_uri: str) -> str:
         script.decompose()
     for widget in soup.select(".zeroclipboard-container, .clipboard-copy-txt"):
         widget.decompose()
+    for focusable in soup.select(".jp-Cell-inputWrapper, .jp-OutputArea-output"):
+        focusable.attrs.pop("tabindex", None)  # JupyterLab's focus: a tab stop per cell
     for pre in soup.select("div.highlight-ipynb > pre"):
-        _as_code_block(soup, pre, ["language-python"])
+        lang = [c[3:] for c in pre.parent["class"] if c.startswith("hl-")] or ["python"]
+        _as_code_block(soup, pre, [f"language-{lang[0]}"])
     for pre in soup.select("div.jp-RenderedText > pre"):
         _as_code_block(soup, pre, ["language-text", "nb-output", "no-copy"])
     for anchor in soup.select("a.anchor-link"):
