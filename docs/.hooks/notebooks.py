@@ -4,7 +4,8 @@ mkdocs-jupyter 0.26 renders a notebook with nbconvert's JupyterLab template, whi
 590 kB of CSS (JupyterLab's whole stylesheet, a theme, Pygments rules twice), a copy-to-clipboard
 script with a hidden duplicate of every code cell, a MathJax loader with an empty ``src`` and a
 Mermaid loader that imports from a CDN when a page holds a diagram. None of it is configurable
-away, and the CSS alone cost a notebook page about 30 Lighthouse performance points.
+away. With it, the hands-on notebook page weighed 1,097 KiB and scored 87 on Lighthouse
+performance (desktop preset, median of 3); without it, 456 KiB and 99, like an article.
 
 For every page whose source is an ``.ipynb`` this hook:
 
@@ -42,7 +43,7 @@ from mkdocs.structure.pages import Page
 
 log = logging.getLogger("mkdocs.hooks.notebooks")
 
-#: Site URLs (``notebooks/x/``) of the notebook pages built so far, for the link check.
+#: Paths in the site (``notebooks/x/index.html``) of the notebook pages built, for the link check.
 _NOTEBOOK_PAGES: list[str] = []
 
 
