@@ -189,3 +189,20 @@ def test_a_broken_figure_script_fails_the_build_naming_it(tmp_path):
     assert proc.returncode != 0
     assert "snippets/figures/zz_broken_example.py" in proc.stdout, proc.stdout[-2000:]
     assert "upside_down" in proc.stdout
+
+
+def test_notebook_pages_are_executed_light_and_downloadable(site):
+    """A notebook page shows outputs computed at build time, carries none of mkdocs-jupyter's
+    inlined stylesheets or scripts (docs/.hooks/notebooks.py), and its download link serves the
+    committed notebook, byte for byte."""
+    notebooks = [p for p in nav_pages() if p.endswith(".ipynb")]
+    assert notebooks
+    for page in notebooks:
+        html_file = html_of(site, page)
+        article = BeautifulSoup(html_file.read_text(encoding="utf-8"), "html.parser").article
+        assert article.select("div.nb-output pre > code"), f"{page}: no outputs rendered"
+        assert not article.find_all(["style", "script"]), f"{page}: inlined assets left"
+        assert html_file.stat().st_size < 300_000, f"{page}: {html_file.stat().st_size} bytes"
+        link = article.select_one(".nb-download a[href$='.ipynb']")
+        assert link is not None, f"{page}: no download link"
+        assert (html_file.parent / link["href"]).read_bytes() == (ROOT / "docs" / page).read_bytes()

@@ -1,0 +1,158 @@
+"""Notebooks are stored clean, run as tests, and fail the site build when a cell fails.
+
+Each notebook under ``docs/`` is also collected by nbmake (``--nbmake`` in pyproject.toml's
+``addopts``) and executed as its own test, named by its path; the site build executes it again to
+render the page (mkdocs-jupyter with ``execute: true``, ``allow_errors: false``). The tests here
+guard what neither of those runs checks.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.fences import ROOT
+from tests.test_site import build_site
+
+#: Every notebook of the repository, hidden folders (.venv, .ipynb_checkpoints) aside.
+NOTEBOOKS = sorted(
+    p for p in ROOT.rglob("*.ipynb")
+    if not any(part.startswith(".") for part in p.relative_to(ROOT).parts)
+)
+IDS = [p.relative_to(ROOT).as_posix() for p in NOTEBOOKS]
+
+
+def _cells(path: Path) -> list[dict]:
+    return json.loads(path.read_text(encoding="utf-8"))["cells"]
+
+
+def _source(cell: dict) -> str:
+    return "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+
+
+def test_the_site_has_notebooks():
+    assert "docs/notebooks/embedding-hands-on.ipynb" in IDS
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
+def test_notebook_is_stored_without_outputs_or_execution_counts(path):
+    dirty = [
+        f"cell {n}: {len(cell['outputs'])} output(s), execution_count {cell['execution_count']}"
+        for n, cell in enumerate(_cells(path))
+        if cell["cell_type"] == "code" and (cell["outputs"] or cell["execution_count"] is not None)
+    ]
+    assert not dirty, (
+        f"{path.name} holds results; clear them before committing "
+        "(jupyter nbconvert --clear-output --inplace <notebook>):\n" + "\n".join(dirty)
+    )
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
+def test_every_code_cell_asserts_and_errors_are_not_allowed(path):
+    """A cell that prints but asserts nothing proves nothing; nbmake must stop at an error."""
+    silent = [n for n, c in enumerate(_cells(path)) if c["cell_type"] == "code"
+              and "assert" not in _source(c)]
+    assert not silent, f"{path.name}: code cells without an assert: {silent}"
+    metadata = json.loads(path.read_text(encoding="utf-8"))["metadata"]
+    assert not metadata.get("execution", {}).get("allow_errors"), (
+        f"{path.name}: metadata.execution.allow_errors would let nbmake pass a failing cell"
+    )
+
+
+def test_plain_pytest_runs_every_notebook():
+    """``python -m pytest`` with no arguments collects each notebook through nbmake."""
+    options = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]
+    assert "--nbmake" in options["addopts"].split()
+    for nb in IDS:
+        assert any(nb == p or nb.startswith(p.rstrip("/") + "/") for p in options["testpaths"]), (
+            f"{nb} is outside pytest's testpaths"
+        )
+
+
+class _IgnorePythonTags(yaml.SafeLoader):
+    """Reads mkdocs.yml without importing what its ``!!python/name:`` tags name."""
+
+
+_IgnorePythonTags.add_multi_constructor("tag:yaml.org,2002:python/", lambda *_: None)
+
+
+def test_a_failing_cell_fails_the_site_build(tmp_path):
+    """The site's own mkdocs-jupyter settings and notebook hook turn a failing cell into a failed
+    build that names the error (a minimal project, so the test takes seconds, not a full build)."""
+    config = yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=_IgnorePythonTags)  # noqa: S506
+    jupyter = next(p["mkdocs-jupyter"] for p in config["plugins"] if isinstance(p, dict)
+                   and "mkdocs-jupyter" in p)
+    assert jupyter["execute"] is True and jupyter["allow_errors"] is False
+    assert jupyter["include"] == ["*.ipynb"] and jupyter["cache"] is False
+    project = tmp_path / "project"
+    (project / "docs").mkdir(parents=True)
+    (project / "mkdocs.yml").write_text(yaml.safe_dump({
+        "site_name": "failing cell",
+        "strict": True,
+        "theme": {"name": "material"},
+        "nav": [{"Broken": "broken.ipynb"}],
+        "plugins": [{"mkdocs-jupyter": jupyter}],
+        "hooks": [str(ROOT / "docs" / ".hooks" / "notebooks.py")],
+    }))
+    notebook = {
+        "cells": [
+            {"cell_type": "markdown", "id": "a", "metadata": {}, "source": "# Broken"},
+            {"cell_type": "code", "id": "b", "metadata": {}, "execution_count": None,
+             "outputs": [], "source": 'assert 1 + 1 == 3, "a deliberately failing cell"'},
+        ],
+        "metadata": {"kernelspec": {"name": "python3", "language": "python",
+                                    "display_name": "Python 3"}},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    (project / "docs" / "broken.ipynb").write_text(json.dumps(notebook))
+    proc = build_site(project, tmp_path / "out")
+    assert proc.returncode != 0, proc.stdout[-2000:]
+    assert "a deliberately failing cell" in proc.stdout, proc.stdout[-2000:]
+
+
+def _hook():
+    path = ROOT / "docs" / ".hooks" / "notebooks.py"
+    spec = importlib.util.spec_from_file_location("notebooks_hook", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault(spec.name, module)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_hook_strips_the_template_assets_and_refuses_other_scripts():
+    hook = _hook()
+    html = (
+        '<script src=""> </script><script type="text/x-mathjax-config">x</script>'
+        '<style>.jupyter-wrapper{}</style><div class="zeroclipboard-container">c</div>'
+        '<div class="highlight-ipynb hl-python"><pre><span class="k">import</span> x</pre></div>'
+        '<div class="jp-RenderedText jp-OutputArea-output" tabindex="0"><pre>out</pre></div>'
+        '<h2 id="a">A<a class="anchor-link" href="#a">¶</a></h2>'
+    )
+    clean = hook.restyle(html, "x.ipynb")
+    assert "<script" not in clean and "<style" not in clean and "zeroclipboard" not in clean
+    assert '<div class="language-python highlight"><pre><code><span class="k">import' in clean
+    assert '<div class="language-text nb-output no-copy highlight"><pre><code>out' in clean
+    assert "tabindex" not in clean
+    assert '<a class="headerlink" href="#a" title="Permanent link">' in clean
+    with pytest.raises(hook.PluginError, match="x.ipynb"):
+        hook.restyle('<script>alert("from an output")</script>', "x.ipynb")
+
+
+def test_hook_finds_broken_links(tmp_path):
+    page = tmp_path / "nb" / "index.html"
+    page.parent.mkdir()
+    (tmp_path / "nb" / "nb.ipynb").write_text("{}")
+    page.write_text(
+        '<article><h2 id="here">x</h2><a href="nb.ipynb">ok</a><a href="#here">ok</a>'
+        '<a href="../data/gone.tsv">gone</a><a href="#nowhere">gone</a>'
+        '<a href="https://example.com/">not checked</a><a href="/nb/">absolute</a></article>'
+    )
+    problems = _hook().broken_links(tmp_path, "nb/index.html")
+    assert [p.split(":")[0] for p in problems] == ["../data/gone.tsv", "#nowhere", "/nb/"]
