@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import re
+import sys
 
 import pytest
 from matplotlib.figure import Figure
@@ -49,6 +50,7 @@ def _figures_hook():
 
     spec = importlib.util.spec_from_file_location("figures_hook", ROOT / "docs/.hooks/figures.py")
     module = importlib.util.module_from_spec(spec)
+    sys.modules["figures_hook"] = module  # as MkDocs registers hooks (dataclasses need it)
     spec.loader.exec_module(module)
     return module
 

@@ -1,4 +1,4 @@
-"""Build hook: render every figure function in ``snippets/figures/`` to SVG, in memory.
+"""Build hook: render every figure function in ``snippets/figures/`` to SVG at build time.
 
 For each public module ``snippets/figures/<name>.py`` (modules starting with ``_`` are helpers)
 every function listed in its ``__all__`` is called once per theme in
@@ -10,6 +10,11 @@ committed. A page shows a figure with Material's palette suffixes::
     ![alt text](figures/onehot_selects_rows-light.svg#only-light)
     ![alt text](figures/onehot_selects_rows-dark.svg#only-dark)
 
+Timing: the figure modules are imported in ``on_files`` (so the site knows every figure's path
+before links are validated), then drawn in a background thread while MkDocs renders the pages
+and mkdocs-jupyter runs the notebooks in their kernel process; ``on_env`` waits for the thread,
+before MkDocs copies files into the site. The SVGs go to a temporary folder outside ``docs/``.
+
 A figure script that fails to import or draw aborts the build with a ``PluginError`` naming the
 script and the function. Figure modules are re-imported on every build, so ``mkdocs serve``
 shows an edited figure script without a restart.
@@ -18,14 +23,18 @@ Within one process (``mkdocs serve``), a figure module's SVGs are reused while n
 depend on has changed: the cache key hashes the module's source together with every other file
 under ``snippets/`` (data files and helpers included, other figure modules excluded). Editing a
 page re-renders no figure; editing a figure script re-renders that script's figures; editing a
-helper, snippet or data file re-renders all of them. A fresh ``mkdocs build`` always renders all.
+helper, snippet or data file re-renders all of them. A fresh ``mkdocs build`` renders all.
 """
 
 from __future__ import annotations
 
 import hashlib
 import importlib
+import shutil
 import sys
+import tempfile
+import threading
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from mkdocs.config.defaults import MkDocsConfig
@@ -36,6 +45,15 @@ FIGURES_PACKAGE = "snippets.figures"
 
 #: SVGs rendered earlier in this process: cache key -> {site path: SVG bytes}.
 _CACHE: dict[str, dict[str, bytes]] = {}
+
+
+@dataclass
+class ScriptPlan:
+    """One figure script: its path relative to the repository, cache key and figure functions."""
+
+    rel: str
+    key: str
+    functions: list = field(default_factory=list)  # [(name, callable)]
 
 
 def _repo_root(config: MkDocsConfig) -> Path:
@@ -66,43 +84,25 @@ def _cache_keys(root: Path, scripts: list[Path]) -> dict[Path, str]:
     return {s: hashlib.sha256(base.encode() + s.read_bytes()).hexdigest() for s in scripts}
 
 
-def render_all_figures(
-    root: Path, cache: dict[str, dict[str, bytes]] | None = None
-) -> dict[str, bytes]:
-    """Render every figure of ``snippets/figures`` for every theme.
+def plan_figures(root: Path):
+    """Import the figure scripts and list their functions, without drawing anything.
 
-    Returns a mapping from site path (``figures/<function>-<theme>.svg``) to SVG bytes. With a
-    ``cache`` dict, scripts whose key (see ``_cache_keys``) is already in it are not re-run, and
-    fresh renders are stored in it. Raises ``PluginError`` naming the script (and function) when
-    a script fails to import, a function fails to draw, or two scripts export the same name.
+    Returns ``(style_module, [ScriptPlan, ...])``. Raises ``PluginError`` naming the script when
+    one fails to import, has no ``__all__``, or exports a name another script exports too.
     """
-    out: dict[str, bytes] = {}
-    owner: dict[str, Path] = {}
     scripts = [
-        p
-        for p in sorted((root / "snippets" / "figures").glob("*.py"))
-        if not p.name.startswith("_")
+        p for p in sorted((root / "snippets" / "figures").glob("*.py")) if not p.name.startswith("_")
     ]
     keys = _cache_keys(root, scripts)
-    if cache is not None and all(keys[s] in cache for s in scripts):
-        for script in scripts:
-            out.update(cache[keys[script]])
-        return out
     try:
         style = _fresh_import(f"{FIGURES_PACKAGE}._style", root)
     except Exception as exc:  # noqa: BLE001 - reported with the script's name
         raise PluginError(
             f"figure helper snippets/figures/_style.py failed: {type(exc).__name__}: {exc}"
         ) from exc
+    plans, owner = [], {}
     for script in scripts:
         rel = script.relative_to(root).as_posix()
-        if cache is not None and keys[script] in cache:
-            out.update(cache[keys[script]])
-            owner.update(
-                {uri.split("/")[1].rsplit("-", 1)[0]: Path(rel) for uri in cache[keys[script]]}
-            )
-            continue
-        rendered: dict[str, bytes] = {}
         try:
             module = importlib.import_module(f"{FIGURES_PACKAGE}.{script.stem}")
         except Exception as exc:  # noqa: BLE001
@@ -112,30 +112,121 @@ def render_all_figures(
         names = getattr(module, "__all__", None)
         if not names:
             raise PluginError(f"figure script {rel} has no __all__ listing its figure functions")
+        plan = ScriptPlan(rel, keys[script])
         for name in names:
             if name in owner:
+                raise PluginError(f"figure function {name!r} is defined in both {owner[name]} and {rel}")
+            owner[name] = rel
+            plan.functions.append((name, getattr(module, name)))
+        plans.append(plan)
+    return style, plans
+
+
+def render_script(style, plan: ScriptPlan) -> dict[str, bytes]:
+    """Draw every function of one script in every theme: ``{site path: SVG bytes}``.
+
+    Raises ``PluginError`` naming the script, the function and the theme when drawing fails.
+    """
+    rendered: dict[str, bytes] = {}
+    for name, fn in plan.functions:
+        for theme in style.THEMES:
+            try:
+                svg = style.render_svg(fn, theme)
+            except Exception as exc:  # noqa: BLE001
                 raise PluginError(
-                    f"figure function {name!r} is defined in both {owner[name]} and {rel}"
-                )
-            owner[name] = Path(rel)
-            fn = getattr(module, name)
-            for theme in style.THEMES:
-                try:
-                    svg = style.render_svg(fn, theme)
-                except Exception as exc:  # noqa: BLE001
-                    raise PluginError(
-                        f"figure script {rel}, function {name}() ({theme.name} theme) failed: "
-                        f"{type(exc).__name__}: {exc}"
-                    ) from exc
-                rendered[f"figures/{name}-{theme.name}.svg"] = svg
-        out.update(rendered)
+                    f"figure script {plan.rel}, function {name}() ({theme.name} theme) failed: "
+                    f"{type(exc).__name__}: {exc}"
+                ) from exc
+            rendered[f"figures/{name}-{theme.name}.svg"] = svg
+    return rendered
+
+
+def figure_paths(style, plan: ScriptPlan) -> list[str]:
+    """The site paths one script's figures will have (``figures/<function>-<theme>.svg``)."""
+    return [f"figures/{name}-{t.name}.svg" for name, _ in plan.functions for t in style.THEMES]
+
+
+def render_all_figures(
+    root: Path, cache: dict[str, dict[str, bytes]] | None = None
+) -> dict[str, bytes]:
+    """Render every figure of ``snippets/figures`` for every theme, synchronously.
+
+    Returns ``{site path: SVG bytes}``. With a ``cache`` dict, scripts whose key is in it are not
+    drawn again, and fresh renders are stored in it. Raises ``PluginError`` as ``plan_figures``
+    and ``render_script`` do.
+    """
+    style, plans = plan_figures(root)
+    out: dict[str, bytes] = {}
+    for plan in plans:
+        if cache is not None and plan.key in cache:
+            out.update(cache[plan.key])
+            continue
+        rendered = render_script(style, plan)
         if cache is not None:
-            cache[keys[script]] = rendered
+            cache[plan.key] = rendered
+        out.update(rendered)
     return out
 
 
+class _Background:
+    """The figures being drawn for the current build, and where their SVGs go."""
+
+    thread: threading.Thread | None = None
+    error: BaseException | None = None
+    folder: Path | None = None
+
+
+def _draw_into(folder: Path, style, plans: list[ScriptPlan]) -> None:
+    try:
+        for plan in plans:
+            rendered = render_script(style, plan)
+            for uri, svg in rendered.items():
+                (folder / uri).write_bytes(svg)
+            _CACHE[plan.key] = rendered
+    except BaseException as exc:  # noqa: BLE001 - re-raised in on_env
+        _Background.error = exc
+
+
 def on_files(files: Files, *, config: MkDocsConfig) -> Files:
-    """Add the rendered figures to the site's files (MkDocs event)."""
-    for uri, svg in render_all_figures(_repo_root(config), _CACHE).items():
-        files.append(File.generated(config, uri, content=svg))
+    """Add every figure to the site's files and start drawing the ones not cached (MkDocs event)."""
+    style, plans = plan_figures(_repo_root(config))
+    todo = []
+    for plan in plans:
+        if plan.key in _CACHE:
+            for uri, svg in _CACHE[plan.key].items():
+                files.append(File.generated(config, uri, content=svg))
+        else:
+            todo.append(plan)
+    if not todo:
+        return files
+    folder = Path(tempfile.mkdtemp(prefix="embedding-executed-figures-"))
+    (folder / "figures").mkdir()
+    for plan in todo:
+        for uri in figure_paths(style, plan):
+            files.append(File.generated(config, uri, abs_src_path=str(folder / uri)))
+    _Background.folder, _Background.error = folder, None
+    _Background.thread = threading.Thread(
+        target=_draw_into, args=(folder, style, todo), name="figures", daemon=True
+    )
+    _Background.thread.start()
     return files
+
+
+def on_env(env, *, config: MkDocsConfig, files: Files):
+    """Wait for the figures before MkDocs copies files into the site (MkDocs event)."""
+    if _Background.thread is not None:
+        _Background.thread.join()
+        _Background.thread = None
+        if _Background.error is not None:
+            error, _Background.error = _Background.error, None
+            if isinstance(error, PluginError):
+                raise error
+            raise PluginError(f"figures failed: {type(error).__name__}: {error}") from error
+    return env
+
+
+def on_post_build(*, config: MkDocsConfig) -> None:
+    """Remove the temporary folder once its SVGs are in the site (MkDocs event)."""
+    if _Background.folder is not None:
+        shutil.rmtree(_Background.folder, ignore_errors=True)
+        _Background.folder = None
