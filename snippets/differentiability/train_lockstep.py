@@ -4,11 +4,12 @@ Run it: ``python snippets/differentiability/train_lockstep.py``. Two small model
 in the plane for each of ``V`` ids (a regression, mean squared error), side by side, with AdamW
 on the same mini-batches: one starts with ``nn.Embedding(V, D)``, the other with
 ``nn.Linear(V, D, bias=False)`` fed ``F.one_hot(ids, V).float()``; both end in the same
-``nn.Linear(D, 2)`` head. After every step
-the script checks that the losses agree and that the Linear's weight is still the embedding
-table transposed; it raises ``AssertionError`` at the first step where they drift apart. It runs
-in well under a second on a CPU. The page "Differentiability" includes its regions by name;
-``train_lockstep.out`` beside it is the output shown there.
+``nn.Linear(D, 2)`` head. After every step the script checks that the table gradients are exactly
+zero in the same places (the embedding's rows and the Linear's columns of ids not in the batch),
+and that the gradients, the losses, the heads and the tables (the Linear's transposed) agree to
+float tolerance (``torch.testing.assert_close``). It raises ``AssertionError`` at the first step
+where they drift apart. It runs in well under a second on a CPU. The page "Differentiability"
+includes its regions by name; ``train_lockstep.out`` beside it is the output shown there.
 """
 
 from __future__ import annotations
@@ -80,7 +81,14 @@ def main() -> None:
             opt.step()
             losses.append(loss.item())
 
-        # Lockstep: same loss, same table (transposed), same head, after every single step.
+        # The table gradients: zero rows (Embedding) and zero columns (Linear) for unused ids.
+        unused = torch.ones(V, dtype=torch.bool)
+        unused[ids] = False
+        assert not emb_model.table.weight.grad[unused].any()
+        assert not lin_model.table.weight.grad[:, unused].any()
+        torch.testing.assert_close(emb_model.table.weight.grad, lin_model.table.weight.grad.T)
+
+        # Lockstep, to float tolerance: same loss, same table (transposed), same head.
         torch.testing.assert_close(losses[0], losses[1])
         torch.testing.assert_close(emb_model.table.weight, lin_model.table.weight.T)
         torch.testing.assert_close(emb_model.head.weight, lin_model.head.weight)

@@ -95,14 +95,15 @@ def layout_tied_weight(theme: Theme) -> Figure:
 
     A tied model (``lm_head.weight = wte.weight``) looks up ids ``[1, 4]`` (rows 1 and 4) and
     turns a hidden state ``h`` of width 3 into 6 logits, logit ``v`` being ``h · W[v]``. Values:
-    ``nn.Embedding(6, 3)`` and ``h = torch.randn(3)`` under ``torch.manual_seed(0)``.
+    ``nn.Embedding(6, 3)``, then ``h = torch.randn(3)``, after ``torch.manual_seed(0)`` (``h`` is
+    drawn before the Linear is built, whose initialisation would consume random numbers).
     """
     v_ids, dim, ids = 6, 3, [1, 4]
     torch.manual_seed(0)
     wte = torch.nn.Embedding(v_ids, dim)
+    h = torch.randn(dim)  # right after the table, as the caption says
     lm_head = torch.nn.Linear(dim, v_ids, bias=False)
     lm_head.weight = wte.weight
-    h = torch.randn(dim)
     table = wte.weight.detach()
     with torch.no_grad():
         gathered = wte(torch.tensor(ids))

@@ -5,7 +5,8 @@ Three ways, and what each does with memory:
 * ``copy_`` (under ``torch.no_grad()``) copies values into the destination's own row-major storage;
 * ``nn.Embedding.from_pretrained`` wraps the tensor it is given, without a copy, frozen by default;
 * ``load_state_dict`` copies values in, checks shapes by key, and cannot tell a square table from
-  its transpose.
+  its transpose, in either direction; an output projection ``nn.Linear(D, V)`` (``[V, D]``)
+  loads into an embedding correctly.
 
 Run it: ``python snippets/layout_transposition/moving_weights.py``. It raises ``AssertionError``
 if PyTorch behaves differently; ``moving_weights.out`` beside it is what it prints, shown on the
@@ -92,12 +93,21 @@ def main() -> None:
     result = with_bias.load_state_dict({"weight": emb.weight.T}, strict=False)
     assert result.missing_keys == ["bias"] and torch.equal(with_bias.weight, lin.weight)
 
+    # An output projection Linear(D, V) stores [V, D], row v for id v: it loads correctly.
+    head = nn.Linear(D, V, bias=False)
+    emb.load_state_dict(head.state_dict())
+    assert torch.equal(emb.weight, head.weight)  # id v's row, as in weight tying
+
     # A square table loads either way round, and nothing warns you.
     sq_emb, sq_lin = nn.Embedding(D, D), nn.Linear(D, D, bias=False)
     sq_emb.load_state_dict(sq_lin.state_dict())
     assert torch.equal(sq_emb.weight, sq_lin.weight)  # id v got row v of the Linear's weight,
     assert not torch.equal(sq_emb.weight, sq_lin.weight.T)  # not column v, its vector
-    print("square [4, 4]: loaded without error, untransposed")
+    sq_back = nn.Linear(D, D, bias=False)  # and back: the embedding's table into a Linear
+    sq_back.load_state_dict(sq_emb.state_dict())
+    assert torch.equal(sq_back.weight, sq_emb.weight)  # column v is now row v of the table,
+    assert not torch.equal(sq_back.weight, sq_emb.weight.T)  # not id v's vector
+    print("square [4, 4]: loaded both ways without error, untransposed")
     # --8<-- [end:load_state_dict]
 
 

@@ -6,8 +6,9 @@ The new Parameter is a second leaf tensor that happens to alias the embedding's 
 * each use sends its gradient to its own ``.grad``; neither holds the sum;
 * plain SGD happens to land both updates in the shared memory (so the values move as if tied),
   but Adam keeps separate state per Parameter and moves a row used by both twice as far;
-* converting the module (``.double()``, ``.to(device)``) gives each Parameter its own new
-  storage, and the sharing is gone without a message.
+* converting the module to another dtype or device (``.double()``, ``.to(device)``) gives each
+  Parameter its own new storage, and the sharing is gone without a message; a conversion that
+  changes nothing (``.float()`` or ``.to("cpu")`` on a float32 CPU model) keeps it.
 
 Run it: ``python snippets/layout_transposition/parameter_of_a_view.py``; it raises
 ``AssertionError`` if PyTorch behaves differently. ``parameter_of_a_view.out`` is what it prints.
@@ -84,7 +85,10 @@ def main() -> None:
 
     # --8<-- [start:breaks]
     emb, lin = make_pair()
-    model = nn.ModuleDict({"emb": emb, "lin": lin}).double()  # or .to("cuda"), .half(), ...
+    model = nn.ModuleDict({"emb": emb, "lin": lin})
+    for same in (model.float(), model.to("cpu"), model.to(torch.float32)):  # nothing to convert
+        assert same.emb.weight.data_ptr() == same.lin.weight.data_ptr()  # still shared
+    model = model.double()  # a new dtype; likewise .to("cuda"), .half(), ...
     assert model.emb.weight.data_ptr() != model.lin.weight.data_ptr()  # sharing is gone
     # --8<-- [end:breaks]
 
