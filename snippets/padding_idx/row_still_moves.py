@@ -11,16 +11,21 @@ writes row 0 anyway:
 * ``torch.optim.AdamW``: decoupled weight decay multiplies every row by ``1 - lr * weight_decay``
   per step, gradient or not, so a non-zero padding row shrinks.
 
-It prints one line per mechanism and raises ``AssertionError`` if a check fails. The page
+A fourth region shows ``torch.optim.Adam`` with ``weight_decay``: the decay enters the gradient, so
+a non-zero padding row moves by about ``lr`` per step while ``weight_decay * |w|`` is well above
+Adam's ``eps`` (``1e-8``), and by much less below that.
+
+It prints one line per check and raises ``AssertionError`` if a check fails. The page
 "padding_idx" includes its regions by name; ``row_still_moves.out`` beside it is the output shown
 on the page, compared by ``tests/test_snippets.py``.
 
 Sources: ``F.embedding`` (``max_norm`` renormalises in place) and ``torch.optim.AdamW`` (default
 ``weight_decay=0.01``, decay applied as ``param *= 1 - lr * weight_decay``) in PyTorch 2.13,
 https://docs.pytorch.org/docs/2.13/generated/torch.nn.functional.embedding.html and
-https://docs.pytorch.org/docs/2.13/generated/torch.optim.AdamW.html; decoupled weight decay:
-Loshchilov and Hutter, https://arxiv.org/abs/1711.05101; weight tying: Press and Wolf,
-https://arxiv.org/abs/1608.05859.
+https://docs.pytorch.org/docs/2.13/generated/torch.optim.AdamW.html; ``torch.optim.Adam``
+(default ``eps=1e-8``), https://docs.pytorch.org/docs/2.13/generated/torch.optim.Adam.html;
+decoupled weight decay: Loshchilov and Hutter, https://arxiv.org/abs/1711.05101; weight tying:
+Press and Wolf, https://arxiv.org/abs/1608.05859.
 """
 
 import torch
@@ -128,8 +133,9 @@ def adamw_shrinks_nonzero_row() -> None:
         opt.zero_grad()
         emb(torch.tensor([[1, 2, PAD, PAD]])).pow(2).sum().backward()
         opt.step()
-        if step == 0:  # Adam's first step is lr * sign(gradient) in every coordinate
-            torch.testing.assert_close(table[PAD] - emb.weight[PAD], 0.1 * table[PAD].sign())
+        if step == 0:  # Adam's first step is about lr * sign(gradient) in every coordinate
+            torch.testing.assert_close(table[PAD] - emb.weight[PAD], 0.1 * table[PAD].sign(),
+                                       atol=1e-5, rtol=0)
     before, after = table[PAD].norm().item(), emb.weight[PAD].norm().item()
     assert after < 0.6 * before  # far more than AdamW's factor 0.990045
 
@@ -143,6 +149,19 @@ def adamw_shrinks_nonzero_row() -> None:
         opt.step()
     assert not zero.weight[PAD].any()
     print(f"Adam(weight_decay): norm of row 0 {before:.4f} -> {after:.4f}")
+
+    # "About lr" needs wd * |w| well above Adam's eps (1e-8): the first step is
+    # lr * g / (|g| + eps) with g = wd * w, so a tiny weight_decay gives a much smaller step.
+    emb = nn.Embedding.from_pretrained(table.clone(), freeze=False, padding_idx=PAD)
+    opt = torch.optim.Adam(emb.parameters(), lr=0.1, weight_decay=1e-9)
+    assert opt.defaults["eps"] == 1e-8
+    emb(torch.tensor([[1, 2, PAD, PAD]])).pow(2).sum().backward()
+    opt.step()
+    g = 1e-9 * table[PAD]  # the pad row's whole gradient
+    first = table[PAD] - emb.weight[PAD]
+    torch.testing.assert_close(first, 0.1 * g / (g.abs() + 1e-8))
+    assert first.abs().max() < 0.02  # far below lr = 0.1
+    print("Adam(weight_decay=1e-9): first step of row 0", [round(x, 4) for x in first.tolist()])
     # --8<-- [end:adam_l2]
 
 
