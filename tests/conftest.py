@@ -5,6 +5,7 @@ numbers as the page; nothing here changes what a block prints.
 """
 
 import re
+from pathlib import Path
 
 import matplotlib
 import pytest
@@ -13,6 +14,9 @@ from tests.built_site import build_site, docs_tree
 from tests.fences import ROOT
 
 matplotlib.use("Agg")  # figures render without a display
+
+#: Where the browser test saved this session's screenshots (set by the ``screenshots`` fixture).
+SCREENSHOTS = pytest.StashKey[Path]()
 
 
 @pytest.fixture(scope="session")
@@ -31,3 +35,22 @@ def site(tmp_path_factory):
     assert not warnings, "\n".join(warnings)
     assert docs_tree() == before, "the build wrote into docs/"
     return dest
+
+
+@pytest.fixture(scope="session")
+def screenshots(site, request) -> Path:
+    """``<site>/_screenshots/``: the browser test's screenshots of each page, light and dark.
+
+    The folder is named at the end of the run (see :func:`pytest_terminal_summary`).
+    """
+    folder = site / "_screenshots"
+    folder.mkdir(exist_ok=True)
+    request.config.stash[SCREENSHOTS] = folder
+    return folder
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    """Say where the browser test's screenshots are, when it took any."""
+    folder = config.stash.get(SCREENSHOTS, None)
+    if folder is not None and any(folder.glob("*.png")):
+        terminalreporter.write_line(f"browser screenshots: {folder}")

@@ -11,7 +11,8 @@ For each page listed in ``mkdocs.yml``'s ``nav`` (pages added later are covered 
   and the ``#only-light`` ones hide (and the reverse before the switch);
 * the search box finds the page by its title, typed with real key events (Material's search
   ignores ``fill()``);
-* a full-page screenshot in each palette lands in ``<site>/_screenshots/<page>-{light,dark}.png``.
+* a full-page screenshot in each palette lands in ``<site>/_screenshots/<page>-{light,dark}.png``
+  (the ``screenshots`` fixture in ``tests/conftest.py``; the folder is named at the end of the run).
 
 Without Chromium at ``/usr/bin/chromium`` or the ``playwright`` package these tests are skipped,
 with a reason saying how to install both; with ``REQUIRE_BROWSER=1`` in the environment (as
@@ -22,7 +23,6 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
@@ -86,14 +86,6 @@ def base_url(site):
     """The session's build, served on 127.0.0.1 at a free port for the whole session."""
     with serve(site) as url:
         yield url
-
-
-@pytest.fixture(scope="session")
-def screenshots(site) -> Path:
-    """``<site>/_screenshots/``: where each page's light and dark screenshots are saved."""
-    folder = site / "_screenshots"
-    folder.mkdir(exist_ok=True)
-    return folder
 
 
 @dataclass

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import re
 import shutil
+from pathlib import Path
 from urllib.parse import urlparse
 
+import material
 from bs4 import BeautifulSoup
 
 from tests.built_site import build_site, html_of, nav_pages
@@ -128,3 +130,20 @@ def test_a_broken_figure_script_fails_the_build_naming_it(tmp_path):
     assert proc.returncode != 0
     assert "snippets/figures/zz_broken_example.py" in proc.stdout, proc.stdout[-2000:]
     assert "upside_down" in proc.stdout
+
+
+def test_search_partial_override_tracks_material():
+    """docs/.overrides/partials/search.html is Material's own partial plus an aria-label.
+
+    When Material is upgraded and its partial changes, this fails instead of the site silently
+    keeping an old copy: copy the new partial over and add the attribute again.
+    """
+    theirs = Path(material.__file__).parent / "templates" / "partials" / "search.html"
+    ours = ROOT / "docs" / ".overrides" / "partials" / "search.html"
+
+    def body(path: Path) -> str:
+        return re.sub(r"\A\{#-.*?-#\}\n", "", path.read_text(encoding="utf-8"), flags=re.S)
+
+    label = ' aria-label="{{ lang.t(\'search\') }}"'
+    assert label in body(ours)
+    assert body(ours).replace(label, "", 1) == body(theirs)

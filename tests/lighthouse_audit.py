@@ -1,0 +1,219 @@
+"""Lighthouse audit of the built site: every page in the navigation, four categories, offline.
+
+Usage (from the repository root; needs Node.js with npm, and Chromium at /usr/bin/chromium)::
+
+    python -m tests.lighthouse_audit
+
+It builds the site strictly into ``site/``, serves it on 127.0.0.1 (text gzip-compressed, as
+GitHub Pages serves it), runs Lighthouse (pinned in ``.ci/lighthouse/package-lock.json`` and
+installed there with ``npm ci`` on first use) against every page listed in ``mkdocs.yml``'s
+``nav`` with Debian's Chromium and the same no-network flags as the browser test, prints a
+Markdown table of the performance, accessibility, best-practices and SEO scores, and exits 1
+when any score is below ``--min`` (95). The full reports are written next to the site, in
+``site/_lighthouse/<page>.report.{html,json}``, and the failing audits are listed below the table.
+
+Lighthouse's default settings are used (a mobile device, simulated slow 4G), except for the CPU
+slowdown. The default 4x assumes a host as fast as Lighthouse's reference machine; on a slower
+or busy host it over-throttles. ``--cpu-multiplier auto`` (the default) measures this host's
+``benchmarkIndex`` once and derives the multiplier from it with the formula of Lighthouse's CPU
+throttling calculator (https://github.com/GoogleChrome/lighthouse/blob/main/docs/throttling.md,
+"Calibrating multipliers"), so that every host emulates the same phone. Pass a number, such as
+``--cpu-multiplier 4``, to force one. The multiplier and each run's ``benchmarkIndex`` are
+printed with the table.
+
+This is not part of ``pytest``: it needs Node.js and a few minutes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from tests.built_site import (
+    BROWSER_INSTALL_HINT,
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    build_site,
+    nav_pages,
+    page_url_path,
+    serve,
+)
+from tests.fences import ROOT
+
+LIGHTHOUSE_DIR = ROOT / ".ci" / "lighthouse"
+LIGHTHOUSE = LIGHTHOUSE_DIR / "node_modules" / ".bin" / "lighthouse"
+CATEGORIES = ["performance", "accessibility", "best-practices", "seo"]
+#: One Lighthouse run rarely needs a minute, even on a busy machine.
+RUN_TIMEOUT_S = 300
+
+
+def ensure_lighthouse() -> None:
+    """Install the pinned Lighthouse into ``.ci/lighthouse/node_modules`` when it is missing.
+
+    Raises ``SystemExit`` with instructions when Node.js/npm or Chromium is missing, or npm fails.
+    """
+    if not CHROMIUM.is_file():
+        raise SystemExit(f"Chromium not found at {CHROMIUM}: {BROWSER_INSTALL_HINT}")
+    if LIGHTHOUSE.exists():
+        return
+    npm = shutil.which("npm")
+    if npm is None:
+        raise SystemExit("npm not found: install Node.js 20 or newer (apt-get install nodejs npm)")
+    print(f"installing Lighthouse into {LIGHTHOUSE_DIR.relative_to(ROOT)} (npm ci)", flush=True)
+    subprocess.run(
+        [npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=LIGHTHOUSE_DIR, check=True
+    )
+
+
+def chrome_flags() -> str:
+    """The ``--chrome-flags`` value: headless plus the browser test's flags (quoted as needed)."""
+    return " ".join(
+        ["--headless=new"] + [f'"{flag}"' if " " in flag else flag for flag in CHROMIUM_ARGS]
+    )
+
+
+def _lighthouse(args: list[str], what: str) -> None:
+    """Run the pinned Lighthouse CLI with Debian's Chromium; raise SystemExit when it fails."""
+    proc = subprocess.run(
+        [str(LIGHTHOUSE), *args, f"--only-categories={','.join(CATEGORIES)}",
+         f"--chrome-flags={chrome_flags()}", "--quiet"],
+        env={**os.environ, "CHROME_PATH": str(CHROMIUM)}, capture_output=True, text=True,
+        timeout=RUN_TIMEOUT_S,
+    )
+    if proc.returncode != 0:
+        raise SystemExit(f"Lighthouse failed {what}:\n{proc.stdout}\n{proc.stderr}")
+
+
+def audit_page(url: str, out_stem: Path, cpu_multiplier: float | None) -> dict:
+    """Load ``url`` once in Lighthouse and score it; return the report (LHR) as a dict.
+
+    Writes ``<out_stem>.report.json`` and ``<out_stem>.report.html``. Lighthouse first gathers
+    (``-G``: loads the page, records the trace and this host's ``benchmarkIndex``), then scores
+    the saved artifacts (``-A``) with the CPU slowdown ``cpu_multiplier``, or, when that is
+    ``None``, the slowdown :func:`calibrated_multiplier` derives from the ``benchmarkIndex``
+    measured in this very run. With Lighthouse's default simulated throttling the gathered trace
+    is recorded unthrottled and the slowdown is applied only when scoring, so the saved settings'
+    multiplier (which Lighthouse requires to match between the two steps) is rewritten to the
+    chosen one without changing what was measured. Raises ``SystemExit`` when Lighthouse fails
+    or could not load the page.
+    """
+    with tempfile.TemporaryDirectory(prefix="lighthouse-") as tmp:
+        _lighthouse([url, f"-G={tmp}", "--throttling.cpuSlowdownMultiplier=4"], f"loading {url}")
+        artifacts_file = Path(tmp) / "artifacts.json"
+        artifacts = json.loads(artifacts_file.read_text(encoding="utf-8"))
+        multiplier = round(cpu_multiplier or calibrated_multiplier(artifacts["BenchmarkIndex"]), 2)
+        artifacts["settings"]["throttling"]["cpuSlowdownMultiplier"] = multiplier
+        artifacts_file.write_text(json.dumps(artifacts), encoding="utf-8")
+        _lighthouse(
+            [url, f"-A={tmp}", f"--throttling.cpuSlowdownMultiplier={multiplier}",
+             "--output=json", "--output=html", f"--output-path={out_stem}"],
+            f"scoring {url}",
+        )
+    lhr = json.loads(out_stem.with_name(out_stem.name + ".report.json").read_text(encoding="utf-8"))
+    if lhr.get("runtimeError"):
+        raise SystemExit(f"Lighthouse could not audit {url}: {lhr['runtimeError']}")
+    return lhr
+
+
+def lighthouse_version() -> str:
+    """The Lighthouse version pinned in ``.ci/lighthouse/package-lock.json``."""
+    lock = json.loads((LIGHTHOUSE_DIR / "package-lock.json").read_text(encoding="utf-8"))
+    return lock["packages"]["node_modules/lighthouse"]["version"]
+
+
+def calibrated_multiplier(benchmark_index: float) -> float:
+    """The CPU slowdown that makes a host with ``benchmark_index`` emulate Lighthouse's phone.
+
+    Piecewise-linear, as in Lighthouse's CPU throttling calculator
+    (https://github.com/patrickhulce/lighthouse-cpu-throttling-calculator, linked from
+    Lighthouse's docs/throttling.md): index 150 -> 1x, 800 -> 2x, 1300 -> 3x, then +1x per 233
+    (1533 -> 4x, Lighthouse's default). Never below 1x (a host slower than index 150 cannot
+    emulate the phone at all; the audit then says so).
+    """
+    if benchmark_index >= 1300:
+        return 3 + (benchmark_index - 1300) / 233
+    if benchmark_index >= 800:
+        return 2 + (benchmark_index - 800) / 500
+    return max(1.0, 1 + (benchmark_index - 150) / 650)
+
+
+def failing_audits(lhr: dict, category: str) -> list[str]:
+    """The scored audits of ``category`` that did not pass, as 'id (score): title' lines."""
+    lines = []
+    for ref in lhr["categories"][category]["auditRefs"]:
+        audit = lhr["audits"][ref["id"]]
+        if ref.get("weight", 0) and audit.get("score") is not None and audit["score"] < 1:
+            value = f" [{audit['displayValue']}]" if audit.get("displayValue") else ""
+            lines.append(f"{ref['id']} ({audit['score']:.2f}): {audit['title']}{value}")
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--min", type=int, default=95, help="lowest passing score (0-100)")
+    parser.add_argument("--site", type=Path, default=ROOT / "site",
+                        help="folder to build the site into (default: site/)")
+    parser.add_argument("--cpu-multiplier", default="auto",
+                        help="simulated CPU slowdown: 'auto' (calibrated to this host) or a number")
+    parser.add_argument("--runs", type=int, default=3,
+                        help="Lighthouse runs per page; the median by performance is reported")
+    parser.add_argument("--page", action="append", default=None,
+                        help="audit only this nav page (e.g. lookup-tables.md); repeatable")
+    args = parser.parse_args(argv)
+
+    ensure_lighthouse()
+    site = args.site.resolve()
+    print(f"building the site into {site}", flush=True)
+    proc = build_site(ROOT, site)
+    if proc.returncode != 0:
+        raise SystemExit(f"mkdocs build --strict failed:\n{proc.stdout}")
+    reports = site / "_lighthouse"
+    reports.mkdir(exist_ok=True)
+    pages = args.page or nav_pages()
+
+    fixed = None if args.cpu_multiplier == "auto" else float(args.cpu_multiplier)
+    rows, failures = [], []
+    with serve(site, compress=True) as base_url:
+        for page in pages:
+            stem = page_url_path(page).strip("/").replace("/", "__") or "index"
+            runs = []
+            for run in range(1, args.runs + 1):
+                print(f"auditing {page} (run {run} of {args.runs}) ...", flush=True)
+                out = reports / f"{stem}-run{run}"
+                runs.append((audit_page(base_url + page_url_path(page), out, fixed), out))
+            # Lighthouse's advice for noisy hosts: report the run with the median performance.
+            runs.sort(key=lambda r: r[0]["categories"]["performance"]["score"] or 0)
+            lhr, out = runs[len(runs) // 2]
+            scores = {c: round(100 * (lhr["categories"][c]["score"] or 0)) for c in CATEGORIES}
+            rows.append((page, scores, lhr, out))
+            for category in CATEGORIES:
+                if scores[category] < args.min:
+                    failures += [f"{page} {category} {scores[category]}: {line}"
+                                 for line in failing_audits(lhr, category)]
+
+    print(f"\nLighthouse {lighthouse_version()}: mobile, simulated slow 4G, CPU slowdown "
+          f"{'calibrated per run' if fixed is None else fixed}; median of {args.runs} run(s) "
+          f"by performance; minimum {args.min}\n")
+    print("| Page | Performance | Accessibility | Best practices | SEO | benchmarkIndex | CPU x |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for page, scores, lhr, _ in rows:
+        cells = " | ".join(str(scores[c]) for c in CATEGORIES)
+        index = lhr["environment"]["benchmarkIndex"]
+        cpu = lhr["configSettings"]["throttling"]["cpuSlowdownMultiplier"]
+        print(f"| {page} | {cells} | {index:.0f} | {cpu:.2f} |")
+    print(f"\nreports (the median run of each page): {', '.join(str(r[3]) for r in rows)}")
+    if failures:
+        print(f"\nbelow {args.min}:")
+        print("\n".join(f"  {line}" for line in failures))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
