@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -71,23 +72,64 @@ def ensure_lighthouse() -> None:
     )
 
 
-def chrome_flags() -> str:
-    """The ``--chrome-flags`` value: headless plus the browser test's flags (quoted as needed)."""
-    return " ".join(
-        ["--headless=new"] + [f'"{flag}"' if " " in flag else flag for flag in CHROMIUM_ARGS]
-    )
+def launcher_disabled_features() -> list[str]:
+    """The Chrome features Lighthouse's launcher (chrome-launcher) disables, but RenderDocument.
+
+    chrome-launcher starts Chrome with ``--disable-features=<list>``; Chrome honours only the
+    last such flag, so passing this list again, without ``RenderDocument``, keeps every other
+    feature off and gives RenderDocument back its default (on, as in readers' browsers). With it
+    off, this headless Chromium (156) presents the first frame of a page 1 to 2 s after painting
+    it, in most runs, and Lighthouse then times a first paint no reader would see (chrome-launcher
+    turned it off for Lighthouse's own CI, GoogleChrome/lighthouse#16696; Puppeteer has since
+    turned it back on, puppeteer/puppeteer#14745). Read from the installed chrome-launcher so
+    that an upgrade cannot silently change the list; raises ``SystemExit`` when it is not there.
+    """
+    source = LIGHTHOUSE_DIR / "node_modules" / "chrome-launcher" / "dist" / "flags.js"
+    code = re.sub(r"^\s*//.*$", "", source.read_text(encoding="utf-8"), flags=re.M)  # comments
+    match = re.search(r"'--disable-features='\s*\+\s*\[(.*?)\]", code, re.S)
+    if not match:
+        raise SystemExit(f"cannot find the --disable-features list in {source}")
+    return [f for f in re.findall(r"'([^']+)'", match.group(1)) if f != "RenderDocument"]
 
 
-def _lighthouse(args: list[str], what: str) -> None:
+def chrome_flags(extra: tuple[str, ...] = ()) -> str:
+    """The ``--chrome-flags`` value: headless, the browser test's flags, and RenderDocument on."""
+    flags = ["--headless=new", *CHROMIUM_ARGS,
+             "--disable-features=" + ",".join(launcher_disabled_features()), *extra]
+    return " ".join(f'"{flag}"' if " " in flag else flag for flag in flags)
+
+
+def _lighthouse(args: list[str], what: str, categories: list[str] = CATEGORIES,
+                extra_flags: tuple[str, ...] = ()) -> None:
     """Run the pinned Lighthouse CLI with Debian's Chromium; raise SystemExit when it fails."""
     proc = subprocess.run(
-        [str(LIGHTHOUSE), *args, f"--only-categories={','.join(CATEGORIES)}",
-         f"--chrome-flags={chrome_flags()}", "--quiet"],
+        [str(LIGHTHOUSE), *args, f"--only-categories={','.join(categories)}",
+         f"--chrome-flags={chrome_flags(extra_flags)}", "--quiet"],
         env={**os.environ, "CHROME_PATH": str(CHROMIUM)}, capture_output=True, text=True,
         timeout=RUN_TIMEOUT_S,
     )
     if proc.returncode != 0:
         raise SystemExit(f"Lighthouse failed {what}:\n{proc.stdout}\n{proc.stderr}")
+
+
+def _report(out_stem: Path, url: str) -> dict:
+    """The report Lighthouse wrote for ``out_stem``; SystemExit when it could not load the page."""
+    lhr = json.loads(out_stem.with_name(out_stem.name + ".report.json").read_text(encoding="utf-8"))
+    if lhr.get("runtimeError"):
+        raise SystemExit(f"Lighthouse could not audit {url}: {lhr['runtimeError']}")
+    return lhr
+
+
+def audit_dark_accessibility(url: str, out_stem: Path) -> dict:
+    """Lighthouse's accessibility audit of ``url`` in the dark palette; return the report.
+
+    Chromium's ``--force-dark-mode`` makes the page see ``prefers-color-scheme: dark``, so
+    Material opens in its dark ("slate") scheme, the one readers pick with the palette toggle;
+    Lighthouse alone would only ever check the light scheme's colour contrast.
+    """
+    _lighthouse([url, "--output=json", "--output=html", f"--output-path={out_stem}"],
+                f"auditing {url} in the dark palette", ["accessibility"], ("--force-dark-mode",))
+    return _report(out_stem, url)
 
 
 def audit_page(url: str, out_stem: Path, cpu_multiplier: float | None) -> dict:
@@ -115,10 +157,12 @@ def audit_page(url: str, out_stem: Path, cpu_multiplier: float | None) -> dict:
              "--output=json", "--output=html", f"--output-path={out_stem}"],
             f"scoring {url}",
         )
-    lhr = json.loads(out_stem.with_name(out_stem.name + ".report.json").read_text(encoding="utf-8"))
-    if lhr.get("runtimeError"):
-        raise SystemExit(f"Lighthouse could not audit {url}: {lhr['runtimeError']}")
-    return lhr
+    return _report(out_stem, url)
+
+
+def page_slug(page: str) -> str:
+    """A file-name stem for a nav page: ``index``, ``lookup-tables``, ``notebooks__intro``."""
+    return page_url_path(page).strip("/").replace("/", "__") or "index"
 
 
 def lighthouse_version() -> str:
@@ -159,6 +203,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--min", type=int, default=95, help="lowest passing score (0-100)")
     parser.add_argument("--site", type=Path, default=ROOT / "site",
                         help="folder to build the site into (default: site/)")
+    parser.add_argument("--no-build", action="store_true",
+                        help="audit the site already built in --site instead of building it")
     parser.add_argument("--cpu-multiplier", default="auto",
                         help="simulated CPU slowdown: 'auto' (calibrated to this host) or a number")
     parser.add_argument("--runs", type=int, default=3,
@@ -169,10 +215,13 @@ def main(argv: list[str] | None = None) -> int:
 
     ensure_lighthouse()
     site = args.site.resolve()
-    print(f"building the site into {site}", flush=True)
-    proc = build_site(ROOT, site)
-    if proc.returncode != 0:
-        raise SystemExit(f"mkdocs build --strict failed:\n{proc.stdout}")
+    if not args.no_build:
+        print(f"building the site into {site}", flush=True)
+        proc = build_site(ROOT, site)
+        if proc.returncode != 0:
+            raise SystemExit(f"mkdocs build --strict failed:\n{proc.stdout}")
+    elif not (site / "index.html").is_file():
+        raise SystemExit(f"no built site in {site}")
     reports = site / "_lighthouse"
     reports.mkdir(exist_ok=True)
     pages = args.page or nav_pages()
@@ -181,33 +230,38 @@ def main(argv: list[str] | None = None) -> int:
     rows, failures = [], []
     with serve(site, compress=True) as base_url:
         for page in pages:
-            stem = page_url_path(page).strip("/").replace("/", "__") or "index"
+            url, stem = base_url + page_url_path(page), page_slug(page)
             runs = []
             for run in range(1, args.runs + 1):
                 print(f"auditing {page} (run {run} of {args.runs}) ...", flush=True)
-                out = reports / f"{stem}-run{run}"
-                runs.append((audit_page(base_url + page_url_path(page), out, fixed), out))
+                runs.append(audit_page(url, reports / f"{stem}-run{run}", fixed))
             # Lighthouse's advice for noisy hosts: report the run with the median performance.
-            runs.sort(key=lambda r: r[0]["categories"]["performance"]["score"] or 0)
-            lhr, out = runs[len(runs) // 2]
-            scores = {c: round(100 * (lhr["categories"][c]["score"] or 0)) for c in CATEGORIES}
-            rows.append((page, scores, lhr, out))
-            for category in CATEGORIES:
-                if scores[category] < args.min:
-                    failures += [f"{page} {category} {scores[category]}: {line}"
+            runs.sort(key=lambda lhr: lhr["categories"]["performance"]["score"] or 0)
+            median = runs[len(runs) // 2]
+            print(f"auditing {page} in the dark palette (accessibility only) ...", flush=True)
+            dark = audit_dark_accessibility(url, reports / f"{stem}-dark")
+            checks = [(c, median, c) for c in CATEGORIES]
+            checks.append(("accessibility (dark)", dark, "accessibility"))
+            scores = {}
+            for label, lhr, category in checks:
+                scores[label] = round(100 * (lhr["categories"][category]["score"] or 0))
+                if scores[label] < args.min:
+                    failures += [f"{page} {label} {scores[label]}: {line}"
                                  for line in failing_audits(lhr, category)]
+            rows.append((page, scores, median))
 
     print(f"\nLighthouse {lighthouse_version()}: mobile, simulated slow 4G, CPU slowdown "
           f"{'calibrated per run' if fixed is None else fixed}; median of {args.runs} run(s) "
           f"by performance; minimum {args.min}\n")
-    print("| Page | Performance | Accessibility | Best practices | SEO | benchmarkIndex | CPU x |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
-    for page, scores, lhr, _ in rows:
-        cells = " | ".join(str(scores[c]) for c in CATEGORIES)
+    print("| Page | Performance | Accessibility | Best practices | SEO | Accessibility (dark) "
+          "| benchmarkIndex | CPU x |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for page, scores, lhr in rows:
+        cells = " | ".join(str(v) for v in scores.values())
         index = lhr["environment"]["benchmarkIndex"]
         cpu = lhr["configSettings"]["throttling"]["cpuSlowdownMultiplier"]
         print(f"| {page} | {cells} | {index:.0f} | {cpu:.2f} |")
-    print(f"\nreports (the median run of each page): {', '.join(str(r[3]) for r in rows)}")
+    print(f"\nreports: {reports}")
     if failures:
         print(f"\nbelow {args.min}:")
         print("\n".join(f"  {line}" for line in failures))
