@@ -11,6 +11,7 @@ For each page listed in ``mkdocs.yml``'s ``nav`` (pages added later are covered 
   and the ``#only-light`` ones hide (and the reverse before the switch);
 * the search box finds the page by the words of its title, typed with real key events
   (Material's search ignores ``fill()``);
+* a code block scrolled into view gets its copy button (blocks are set up lazily);
 * a full-page screenshot in each palette lands in ``<site>/_screenshots/<page>-{light,dark}.png``
   (the ``screenshots`` fixture in ``tests/conftest.py``; the folder is named at the end of the run).
 
@@ -173,6 +174,17 @@ def test_page_in_a_real_browser(page, browser, base_url, screenshots):
         for i in range(light.count()):
             assert light.nth(i).is_visible(), f"{page}: light figure {i} hidden in light mode"
             assert dark.nth(i).is_hidden(), f"{page}: dark figure {i} shown in light mode"
+        # Code blocks are set up when they come into view (Material's "content.lazy"): the last
+        # one, scrolled to, gets its copy button.
+        blocks = tab.locator(".md-typeset .highlight pre").filter(visible=True)
+        if blocks.count():
+            blocks.last.scroll_into_view_if_needed()
+            blocks.last.locator(".md-code__button").first.wait_for(state="attached")
+            tab.evaluate("window.scrollTo(0, 0)")
+
+        # Off-screen code blocks skip rendering (content-visibility: auto in extra.css) until a
+        # reader scrolls to them; a full-page screenshot scrolls nothing, so render them all.
+        tab.add_style_tag(content="* { content-visibility: visible !important; }")
         tab.screenshot(path=screenshots / f"{slug(page)}-light.png", full_page=True)
 
         # The toggle is a <label> for the palette radio; a reader clicks the moon icon.
