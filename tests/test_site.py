@@ -1,85 +1,26 @@
 """The site builds strictly, shows its generated figures, and makes no third-party request.
 
-The build runs once per test session (``mkdocs build --strict`` into a temporary folder, without
-``-q``: in MkDocs 1.6 ``-q`` hides warnings and exits 0 despite them).
+The build runs once per test session (the ``site`` fixture in ``tests/conftest.py``: ``mkdocs build
+--strict`` into a temporary folder, without ``-q``: in MkDocs 1.6 ``-q`` hides warnings and exits 0
+despite them).
 """
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 from urllib.parse import urlparse
 
-import pytest
-import yaml
+import material
 from bs4 import BeautifulSoup
 
+from tests.built_site import build_site, html_of, nav_pages
 from tests.fences import ROOT
 
 #: ``<link rel=…>`` values that make the browser fetch nothing.
 NON_FETCHING_RELS = {"canonical", "alternate", "author", "license", "me", "prev", "next", "search"}
 CSS_URL = re.compile(r"""url\(\s*['"]?([^'")\s]+)|@import\s+['"]([^'"]+)""")
-
-
-def build_site(project: Path, dest: Path) -> subprocess.CompletedProcess:
-    """Run ``mkdocs build --strict`` for ``project`` into ``dest``; return the finished process.
-
-    Output (stdout and stderr together, text) is in ``.stdout``. Never raises on a failed build.
-    """
-    return subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(project / "mkdocs.yml"),
-         "-d", str(dest)],
-        cwd=project,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        timeout=110,
-        # Material prints a banner about its successor that is not about this site.
-        env={**os.environ, "NO_MKDOCS_2_WARNING": "1", "NO_COLOR": "1"},
-    )
-
-
-def docs_tree() -> set[tuple[str, int]]:
-    """Every file under docs/ with its modification time (ns), to prove a build writes nothing."""
-    return {(p.as_posix(), p.stat().st_mtime_ns) for p in (ROOT / "docs").rglob("*") if p.is_file()}
-
-
-@pytest.fixture(scope="session")
-def site(tmp_path_factory):
-    before = docs_tree()
-    dest = tmp_path_factory.mktemp("site")
-    proc = build_site(ROOT, dest)
-    assert proc.returncode == 0, f"mkdocs build --strict failed:\n{proc.stdout}"
-    warnings = [ln for ln in proc.stdout.splitlines() if re.match(r"\s*(\x1b\[[0-9;]*m)*WARNING", ln)]
-    assert not warnings, "\n".join(warnings)
-    assert docs_tree() == before, "the build wrote into docs/"
-    return dest
-
-
-def nav_pages() -> list[str]:
-    """The Markdown files named in mkdocs.yml's ``nav`` (paths relative to docs/)."""
-
-    def walk(node):
-        if isinstance(node, str):
-            yield node
-        elif isinstance(node, list):
-            for item in node:
-                yield from walk(item)
-        elif isinstance(node, dict):
-            for value in node.values():
-                yield from walk(value)
-
-    config = yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=yaml.BaseLoader)  # noqa: S506
-    return [p for p in walk(config["nav"]) if not p.startswith(("http://", "https://"))]
-
-
-def html_of(site: Path, page: str) -> Path:
-    stem = page.removesuffix(".md").removesuffix(".ipynb")
-    return site / ("index.html" if stem == "index" else f"{stem}/index.html")
 
 
 def is_third_party(url: str) -> bool:
@@ -206,3 +147,20 @@ def test_notebook_pages_are_executed_light_and_downloadable(site):
         link = article.select_one(".nb-download a[href$='.ipynb']")
         assert link is not None, f"{page}: no download link"
         assert (html_file.parent / link["href"]).read_bytes() == (ROOT / "docs" / page).read_bytes()
+
+
+def test_search_partial_override_tracks_material():
+    """docs/.overrides/partials/search.html is Material's own partial plus an aria-label.
+
+    When Material is upgraded and its partial changes, this fails instead of the site silently
+    keeping an old copy: copy the new partial over and add the attribute again.
+    """
+    theirs = Path(material.__file__).parent / "templates" / "partials" / "search.html"
+    ours = ROOT / "docs" / ".overrides" / "partials" / "search.html"
+
+    def body(path: Path) -> str:
+        return re.sub(r"\A\{#-.*?-#\}\n", "", path.read_text(encoding="utf-8"), flags=re.S)
+
+    label = ' aria-label="{{ lang.t(\'search\') }}"'
+    assert label in body(ours)
+    assert body(ours).replace(label, "", 1) == body(theirs)

@@ -1,0 +1,164 @@
+"""Building the site and serving it locally, shared by the site tests, the browser test and the
+Lighthouse audit (``python -m tests.lighthouse_audit``).
+
+Nothing here is a test; ``tests/conftest.py`` wraps :func:`build_site` in the session fixture
+``site`` so that the site is built once per ``pytest`` run, whichever tests ask for it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import gzip
+import http.server
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import yaml
+
+from tests.fences import ROOT
+
+
+def build_site(project: Path, dest: Path) -> subprocess.CompletedProcess:
+    """Run ``mkdocs build --strict`` for ``project`` into ``dest``; return the finished process.
+
+    Output (stdout and stderr together, text) is in ``.stdout``. Never raises on a failed build.
+    """
+    return subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(project / "mkdocs.yml"),
+         "-d", str(dest)],
+        cwd=project,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=110,
+        # Material prints a banner about its successor that is not about this site.
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1", "NO_COLOR": "1"},
+    )
+
+
+def docs_tree() -> set[tuple[str, int]]:
+    """Every file under docs/ with its modification time (ns), to prove a build writes nothing."""
+    return {(p.as_posix(), p.stat().st_mtime_ns) for p in (ROOT / "docs").rglob("*") if p.is_file()}
+
+
+def nav_pages() -> list[str]:
+    """The Markdown files named in mkdocs.yml's ``nav`` (paths relative to docs/)."""
+
+    def walk(node):
+        if isinstance(node, str):
+            yield node
+        elif isinstance(node, list):
+            for item in node:
+                yield from walk(item)
+        elif isinstance(node, dict):
+            for value in node.values():
+                yield from walk(value)
+
+    config = yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=yaml.BaseLoader)  # noqa: S506
+    return [p for p in walk(config["nav"]) if not p.startswith(("http://", "https://"))]
+
+
+def page_url_path(page: str) -> str:
+    """The URL path of a nav page under the site root: ``""`` for index.md, ``"a/b/"`` for a/b.md.
+
+    Matches MkDocs' default ``use_directory_urls: true`` (also for ``.ipynb`` pages).
+    """
+    stem = page.removesuffix(".md").removesuffix(".ipynb")
+    if stem == "index":
+        return ""
+    return (stem.removesuffix("/index") if stem.endswith("/index") else stem) + "/"
+
+
+def html_of(site: Path, page: str) -> Path:
+    """The built HTML file of a nav page."""
+    return site / page_url_path(page) / "index.html"
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    """Serves files from ``directory`` without logging every request to stderr."""
+
+    def log_message(self, format, *args):  # noqa: A002 - the base class's signature
+        pass
+
+
+#: Files a static host such as GitHub Pages sends gzip-compressed to browsers that accept it.
+COMPRESSIBLE = {".html", ".css", ".js", ".json", ".svg", ".xml", ".txt", ".map"}
+
+
+class _GzipHandler(_QuietHandler):
+    """Like :class:`_QuietHandler`, but sends text files gzip-compressed, as GitHub Pages does.
+
+    Used by the Lighthouse audit, whose network emulation would otherwise time transfers that no
+    reader makes: the published site is compressed in transit by its host.
+    """
+
+    def do_GET(self):  # noqa: N802 - the base class's name
+        path = Path(self.translate_path(self.path))
+        if path.is_dir() and self.path.split("?")[0].endswith("/"):
+            path = path / "index.html"
+        accepts_gzip = "gzip" in self.headers.get("Accept-Encoding", "")
+        if not (accepts_gzip and path.suffix in COMPRESSIBLE and path.is_file()):
+            return super().do_GET()
+        body = gzip.compress(path.read_bytes(), compresslevel=9, mtime=0)
+        self.send_response(200)
+        self.send_header("Content-Type", self.guess_type(str(path)))
+        self.send_header("Content-Encoding", "gzip")
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Vary", "Accept-Encoding")
+        self.end_headers()
+        self.wfile.write(body)
+        return None
+
+
+@contextlib.contextmanager
+def serve(directory: Path, compress: bool = False) -> Iterator[str]:
+    """Serve ``directory`` over HTTP on 127.0.0.1, on a free port, from a background thread.
+
+    Yields the base URL (``http://127.0.0.1:<port>/``). The server is threaded, because a browser
+    opens several connections at once, and is shut down when the ``with`` block ends. With
+    ``compress=True`` text files are sent gzip-compressed, as the published site's host sends them.
+    """
+    handler_class = _GzipHandler if compress else _QuietHandler
+    handler = functools.partial(handler_class, directory=str(directory))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, name="site-server", daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+#: Debian's Chromium (``apt-get install chromium``), driven by the browser test and by Lighthouse.
+#: Playwright is never asked to download a browser of its own.
+CHROMIUM = Path("/usr/bin/chromium")
+
+#: Flags for every Chromium this project starts: headless-friendly, and no traffic of Chromium's own
+#: (no background updates, sync, QUIC probing or first-run pages), so the only requests made are
+#: the page's. ``--host-resolver-rules`` makes every host name unresolvable, so even a request
+#: that slipped past the tests' request filter could not leave the machine; the local server is
+#: addressed by IP (127.0.0.1) and needs no resolver.
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+]
+
+#: What a contributor runs when Chromium or Playwright is missing.
+BROWSER_INSTALL_HINT = (
+    "install Chromium with `sudo apt-get install chromium` (Debian/Ubuntu; it must be at "
+    f"{CHROMIUM}) and Playwright with `python -m pip install -r requirements.txt`"
+)

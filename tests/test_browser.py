@@ -1,0 +1,246 @@
+"""The built site, as a reader's browser shows it: every page in the navigation, offline.
+
+The session's build (the ``site`` fixture in ``tests/conftest.py``) is served on 127.0.0.1 and
+opened in Debian's Chromium through Playwright, headless, never a browser Playwright downloads.
+For each page listed in ``mkdocs.yml``'s ``nav`` (pages added later are covered automatically):
+
+* no console error, no uncaught exception, no failed request, no HTTP error status, and no request
+  to any host but the local server (such requests are blocked and reported);
+* every ``<img>`` has loaded (``naturalWidth > 0``) and every image in a ``<figure>`` has alt text;
+* the palette toggle switches the page to the dark scheme, where the ``#only-dark`` figures show
+  and the ``#only-light`` ones hide (and the reverse before the switch);
+* the search box finds the page by the words of its title, typed with real key events
+  (Material's search ignores ``fill()``);
+* a code block scrolled into view gets its copy button (blocks are set up lazily);
+* a full-page screenshot in each palette lands in ``<site>/_screenshots/<page>-{light,dark}.png``
+  (the ``screenshots`` fixture in ``tests/conftest.py``; the folder is named at the end of the run).
+
+Without Chromium at ``/usr/bin/chromium`` or the ``playwright`` package these tests are skipped,
+with a reason saying how to install both; with ``REQUIRE_BROWSER=1`` in the environment (as
+``.ci/run`` sets it) they fail instead, so CI cannot pass by skipping them.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from urllib.parse import urlparse
+
+import pytest
+
+from tests.built_site import (
+    BROWSER_INSTALL_HINT,
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    nav_pages,
+    page_url_path,
+    serve,
+)
+
+try:
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+    from playwright.sync_api import sync_playwright
+except ImportError:  # the `browser` fixture skips, saying how to install it
+    sync_playwright = None
+    PlaywrightTimeout = TimeoutError
+
+PAGES = nav_pages()
+#: Generous for a shared, busy CI machine; a healthy page needs well under a second.
+TIMEOUT_MS = 30_000
+
+#: Waits until every ``<img>`` has finished loading or failed, then describes each one.
+IMAGES_JS = """async () => {
+  const imgs = [...document.images];
+  await Promise.all(imgs.map(i => i.complete ? null : new Promise(r => {
+    i.addEventListener("load", r, {once: true});
+    i.addEventListener("error", r, {once: true});
+  })));
+  return imgs.map(i => ({src: i.getAttribute("src"), width: i.naturalWidth,
+                         alt: (i.getAttribute("alt") || "").trim(),
+                         inFigure: i.closest("figure") !== null}));
+}"""
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Headless Debian Chromium under Playwright; skipped (or failed, in CI) when missing."""
+    missing = []
+    if sync_playwright is None:
+        missing.append("the Python package `playwright`")
+    if not CHROMIUM.is_file():
+        missing.append(f"Chromium at {CHROMIUM}")
+    if missing:
+        message = f"browser test needs {' and '.join(missing)}: {BROWSER_INSTALL_HINT}"
+        if os.environ.get("REQUIRE_BROWSER"):
+            pytest.fail(message + " (REQUIRE_BROWSER is set, so this is a failure, not a skip)")
+        pytest.skip(message)
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+        )
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture(scope="session")
+def base_url(site):
+    """The session's build, served on 127.0.0.1 at a free port for the whole session."""
+    with serve(site) as url:
+        yield url
+
+
+@dataclass
+class Visit:
+    """One page opened in a fresh browser context, with everything that went wrong on it."""
+
+    page: object  # playwright.sync_api.Page
+    problems: list[str] = field(default_factory=list)
+
+
+def open_page(browser, base_url: str, url: str) -> Visit:
+    """Open ``url`` in a fresh light-scheme context and record its console, network and HTTP errors.
+
+    Requests to any origin other than ``base_url``'s are blocked and recorded as problems, as are
+    console errors, uncaught exceptions, failed requests and responses with status >= 400.
+    The caller closes ``visit.page.context``.
+    """
+    origin = base_url.rstrip("/")
+    context = browser.new_context(
+        color_scheme="light", viewport={"width": 1280, "height": 900}, service_workers="block"
+    )
+    context.set_default_timeout(TIMEOUT_MS)
+    page = context.new_page()
+    visit = Visit(page)
+    problems = visit.problems
+
+    def only_local(route):
+        request_url = route.request.url
+        if request_url == origin or request_url.startswith(origin + "/"):
+            route.continue_()
+        else:
+            problems.append(f"request to another host (blocked): {request_url}")
+            route.abort("blockedbyclient")
+
+    context.route("**/*", only_local)
+    page.on("console", lambda m: m.type == "error" and problems.append(f"console error: {m.text}"))
+    page.on("pageerror", lambda exc: problems.append(f"uncaught exception: {exc}"))
+    page.on("requestfailed", lambda r: problems.append(f"failed request: {r.url} ({r.failure})"))
+    page.on("response", lambda r: r.status >= 400 and problems.append(f"HTTP {r.status}: {r.url}"))
+    response = page.goto(url, wait_until="load")
+    if response is None or not response.ok:
+        problems.append(f"opening {url} gave {response and response.status}")
+    page.wait_for_load_state("networkidle")
+    return visit
+
+
+def check_images(visit: Visit) -> list[dict]:
+    """Record an image that did not load, or a figure image without alt text; return all images."""
+    images = visit.page.evaluate(IMAGES_JS)
+    for img in images:
+        if img["width"] <= 0:
+            visit.problems.append(f"image did not load: {img['src']}")
+        if img["inFigure"] and not img["alt"]:
+            visit.problems.append(f"figure image without alt text: {img['src']}")
+    return images
+
+
+def search_terms(tab) -> str:
+    """The page's title (its first ``<h1>``, else the ``<title>`` before " - "), as plain words.
+
+    Punctuation is dropped: the search's query language gives ``:`` and ``-`` meanings of their
+    own (``Hands-on: …`` would search a field named "Hands-on"), and the heading's permalink
+    adds a "¶".
+    """
+    h1 = tab.locator("article h1")
+    title = h1.first.inner_text() if h1.count() else tab.title().rsplit(" - ", 1)[0]
+    return " ".join(re.findall(r"[^\W_]+", title))
+
+
+def slug(page: str) -> str:
+    """A file-name stem for a nav page: ``index``, ``lookup-tables``, ``notebooks__intro``."""
+    return page_url_path(page).strip("/").replace("/", "__") or "index"
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_page_in_a_real_browser(page, browser, base_url, screenshots):
+    visit = open_page(browser, base_url, base_url + page_url_path(page))
+    tab = visit.page
+    try:
+        check_images(visit)
+        light = tab.locator('img[src*="#only-light"]')
+        dark = tab.locator('img[src*="#only-dark"]')
+        assert light.count() == dark.count(), f"{page}: light and dark figures do not pair up"
+        for i in range(light.count()):
+            assert light.nth(i).is_visible(), f"{page}: light figure {i} hidden in light mode"
+            assert dark.nth(i).is_hidden(), f"{page}: dark figure {i} shown in light mode"
+        # Code blocks are set up when they come into view (Material's "content.lazy"): the last
+        # one, scrolled to, gets its copy button.
+        blocks = tab.locator(".md-typeset .highlight pre").filter(visible=True)
+        if blocks.count():
+            blocks.last.scroll_into_view_if_needed()
+            blocks.last.locator(".md-code__button").first.wait_for(state="attached")
+            tab.evaluate("window.scrollTo(0, 0)")
+
+        # Off-screen code blocks skip rendering (content-visibility: auto in extra.css) until a
+        # reader scrolls to them; a full-page screenshot scrolls nothing, so render them all.
+        tab.add_style_tag(content="* { content-visibility: visible !important; }")
+        tab.screenshot(path=screenshots / f"{slug(page)}-light.png", full_page=True)
+
+        # The toggle is a <label> for the palette radio; a reader clicks the moon icon.
+        tab.locator('label[title="Switch to dark mode"]').click()
+        tab.wait_for_selector('body[data-md-color-scheme="slate"]')
+        for i in range(dark.count()):
+            assert dark.nth(i).is_visible(), f"{page}: dark figure {i} hidden in dark mode"
+            assert light.nth(i).is_hidden(), f"{page}: light figure {i} shown in dark mode"
+        tab.screenshot(path=screenshots / f"{slug(page)}-dark.png", full_page=True)
+
+        # Search as a reader does: "/" focuses the box, then real key presses.
+        title = search_terms(tab)
+        tab.keyboard.press("/")
+        assert tab.evaluate("document.activeElement.dataset.mdComponent") == "search-query"
+        tab.keyboard.type(title, delay=20)
+        tab.wait_for_selector(".md-search-result__item")
+        expected = urlparse(base_url + page_url_path(page)).path
+        try:
+            tab.wait_for_function(
+                "path => [...document.querySelectorAll('.md-search-result__link')]"
+                ".some(a => new URL(a.href).pathname === path)",
+                arg=expected,
+            )
+        except PlaywrightTimeout:
+            hrefs = tab.eval_on_selector_all(".md-search-result__link", "as => as.map(a => a.href)")
+            pytest.fail(f"{page}: searching for {title!r} did not list {expected}, only {hrefs}")
+        assert not visit.problems, f"{page}:\n" + "\n".join(visit.problems)
+    finally:
+        tab.context.close()
+
+
+def test_the_browser_checks_catch_what_they_claim_to(browser, tmp_path):
+    """A page that breaks every rule is flagged for each breach (so the checks above can fail)."""
+    (tmp_path / "ok.svg").write_text(
+        '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" '
+        'height="10"/></svg>'
+    )
+    (tmp_path / "index.html").write_text(
+        "<!doctype html><title>bad</title>"
+        '<figure><img src="ok.svg"></figure>'
+        '<img src="missing.png" alt="gone">'
+        '<img src="https://example.com/remote.png" alt="remote">'
+        "<script>console.error('deliberate')</script>"
+    )
+    with serve(tmp_path) as url:
+        visit = open_page(browser, url, url)
+        try:
+            check_images(visit)
+        finally:
+            visit.page.context.close()
+    text = "\n".join(visit.problems)
+    for expected in [
+        "figure image without alt text: ok.svg",
+        "image did not load: missing.png",
+        "HTTP 404: " + url + "missing.png",
+        "request to another host (blocked): https://example.com/remote.png",
+        "console error: deliberate",
+    ]:
+        assert expected in text, f"not flagged: {expected}\n{text}"
