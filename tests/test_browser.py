@@ -211,7 +211,8 @@ def test_page_in_a_real_browser(page, browser, base_url, screenshots):
         except PlaywrightTimeout:
             hrefs = tab.eval_on_selector_all(".md-search-result__link", "as => as.map(a => a.href)")
             pytest.fail(f"{page}: searching for {title!r} did not list {expected}, only {hrefs}")
-        assert not visit.problems, f"{page}:\n" + "\n".join(visit.problems)
+        if visit.problems:
+            pytest.fail(f"{page}:\n" + "\n".join(visit.problems))
     finally:
         tab.context.close()
 

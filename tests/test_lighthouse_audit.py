@@ -1,0 +1,37 @@
+"""The pure parts of the Lighthouse audit (``python -m tests.lighthouse_audit``), which itself
+needs Node.js and minutes and so is not part of ``pytest``."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.lighthouse_audit import calibrated_multiplier, failing_audits, page_slug
+
+
+@pytest.mark.parametrize(
+    "index,expected", [(100, 1.0), (150, 1.0), (800, 2.0), (1050, 2.5), (1300, 3.0),
+                       (1533, 4.0), (2500, 4.0)]
+)
+def test_cpu_slowdown_follows_lighthouse_calculator_capped_at_its_default(index, expected):
+    assert calibrated_multiplier(index) == pytest.approx(expected, abs=0.01)
+
+
+def test_page_slugs_are_file_names():
+    assert [page_slug(p) for p in ["index.md", "lookup-tables.md", "notebooks/intro.ipynb"]] == [
+        "index", "lookup-tables", "notebooks__intro"]
+
+
+def test_failing_audits_lists_only_weighted_audits_that_fell_short():
+    lhr = {
+        "categories": {"seo": {"auditRefs": [
+            {"id": "meta-description", "weight": 1},
+            {"id": "canonical", "weight": 1},
+            {"id": "structured-data", "weight": 0},
+        ]}},
+        "audits": {
+            "meta-description": {"score": 0, "title": "No meta description"},
+            "canonical": {"score": 1, "title": "Canonical is valid"},
+            "structured-data": {"score": 0, "title": "Manual check"},
+        },
+    }
+    assert failing_audits(lhr, "seo") == ["meta-description (0.00): No meta description"]
