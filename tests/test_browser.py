@@ -174,9 +174,9 @@ def test_page_in_a_real_browser(page, browser, base_url, screenshots):
         for i in range(light.count()):
             assert light.nth(i).is_visible(), f"{page}: light figure {i} hidden in light mode"
             assert dark.nth(i).is_hidden(), f"{page}: dark figure {i} shown in light mode"
-        # Code blocks are set up when they come into view (Material's "content.lazy"): the last
-        # one, scrolled to, gets its copy button.
-        blocks = tab.locator(".md-typeset .highlight pre").filter(visible=True)
+        # Every code block gets Material's copy button ("content.code.copy"), except the ones
+        # marked `no-copy` (notebook outputs).
+        blocks = tab.locator(".md-typeset .highlight:not(.no-copy) pre").filter(visible=True)
         if blocks.count():
             blocks.last.scroll_into_view_if_needed()
             blocks.last.locator(".md-code__button").first.wait_for(state="attached")
