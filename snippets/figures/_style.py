@@ -21,10 +21,19 @@ import matplotlib
 matplotlib.use("Agg")  # no display: figures are only ever rendered to SVG
 
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.patches import Rectangle  # noqa: E402
 
-__all__ = ["THEMES", "Theme", "FigureFunction", "draw_grid", "new_figure", "render_svg"]
+__all__ = [
+    "THEMES",
+    "Theme",
+    "FigureFunction",
+    "draw_grid",
+    "new_diagram",
+    "new_figure",
+    "render_svg",
+]
 
 
 @dataclass(frozen=True)
@@ -101,6 +110,19 @@ def new_figure(theme: Theme, width: float, height: float) -> Figure:
     # Default text colour for everything drawn on this figure.
     fig.set_edgecolor(theme.fg)
     return fig
+
+
+def new_diagram(theme: Theme, width: float, height: float) -> tuple[Figure, Axes]:
+    """Return ``(figure, axes)`` for a diagram: no axis lines or ticks, equal x and y scales.
+
+    What the matrix and array pictures draw on (cells stay square). ``width`` and ``height`` are
+    in inches, as in :func:`new_figure`.
+    """
+    fig = new_figure(theme, width, height)
+    ax = fig.add_subplot()
+    ax.set_axis_off()
+    ax.set_aspect("equal")
+    return fig, ax
 
 
 def render_svg(fn: FigureFunction, theme: Theme) -> bytes:

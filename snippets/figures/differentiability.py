@@ -18,7 +18,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
 from snippets.differentiability import optimizers, scatter_add
-from snippets.figures._style import Theme, new_figure
+from snippets.figures._style import Theme, new_diagram
 
 __all__ = ["grad_heatmap_repeated_id", "rows_moved_per_step"]
 
@@ -59,10 +59,7 @@ def grad_heatmap_repeated_id(theme: Theme) -> Figure:
     )
     repeated = {i for i in ids if ids.count(i) > 1}
 
-    fig = new_figure(theme, 6.4, 3.5)
-    ax = fig.add_subplot()
-    ax.set_axis_off()
-    ax.set_aspect("equal")
+    fig, ax = new_diagram(theme, 6.4, 3.5)
 
     x_up, x_g = 0.0, 8.0
     _matrix(ax, x_up, up, **style)
@@ -113,10 +110,7 @@ def rows_moved_per_step(theme: Theme) -> Figure:
     rows, steps = optimizers.NUM_EMBEDDINGS, len(batches)
     cmap = ListedColormap([theme.cell, theme.accent, theme.second])
 
-    fig = new_figure(theme, 8.0, 3.4)
-    ax = fig.add_subplot()
-    ax.set_axis_off()
-    ax.set_aspect("equal")
+    fig, ax = new_diagram(theme, 8.0, 3.4)
 
     gap = 1.6
     for r in range(rows):

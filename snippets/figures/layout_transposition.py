@@ -12,7 +12,7 @@ import torch
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, Rectangle
 
-from snippets.figures._style import Theme, draw_grid, new_figure
+from snippets.figures._style import Theme, draw_grid, new_diagram
 
 __all__ = ["layout_weights_side_by_side", "layout_tied_weight"]
 
@@ -46,10 +46,7 @@ def layout_weights_side_by_side(theme: Theme) -> Figure:
     assert torch.equal(lin_w, table.T)
     assert torch.equal(lin_w[:, hot], table[hot])
 
-    fig = new_figure(theme, 8.6, 3.7)
-    ax = fig.add_subplot()
-    ax.set_axis_off()
-    ax.set_aspect("equal")
+    fig, ax = new_diagram(theme, 8.6, 3.7)
 
     top = 5.4
     x_e = 1.0
@@ -112,10 +109,7 @@ def layout_tied_weight(theme: Theme) -> Figure:
     assert torch.equal(gathered, table[ids])
     torch.testing.assert_close(logits, table @ h)
 
-    fig = new_figure(theme, 8.6, 3.9)
-    ax = fig.add_subplot()
-    ax.set_axis_off()
-    ax.set_aspect("equal")
+    fig, ax = new_diagram(theme, 8.6, 3.9)
 
     top, x_w = 6.2, 5.2
     row_y = [top - 0.5 - v for v in range(v_ids)]

@@ -12,7 +12,7 @@ import torch.nn.functional as F
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, Rectangle
 
-from snippets.figures._style import Theme, draw_grid, new_figure
+from snippets.figures._style import Theme, draw_grid, new_diagram
 
 __all__ = ["onehot_selects_rows", "index_shape_to_output"]
 
@@ -40,10 +40,7 @@ def onehot_selects_rows(theme: Theme) -> Figure:
     out = F.embedding(idx, weight)
     torch.testing.assert_close(onehot @ weight, out)
 
-    fig = new_figure(theme, 8.6, 3.5)
-    ax = fig.add_subplot()
-    ax.set_axis_off()
-    ax.set_aspect("equal")
+    fig, ax = new_diagram(theme, 8.6, 3.5)
 
     top = 4.2
     # one-hot: N x V
@@ -117,10 +114,7 @@ def index_shape_to_output(theme: Theme) -> Figure:
     out = torch.nn.Embedding(5, dim)(idx)
     assert out.shape == (*idx.shape, dim)
 
-    fig = new_figure(theme, 8.0, 2.9)
-    ax = fig.add_subplot()
-    ax.set_axis_off()
-    ax.set_aspect("equal")
+    fig, ax = new_diagram(theme, 8.0, 2.9)
 
     draw_grid(ax, 0.5, 3.0, [[str(v) for v in row] for row in idx.tolist()], theme)
     ax.text(2.0, 3.3, "idx  shape (2, 3)", ha="center", color=theme.fg)

@@ -17,7 +17,7 @@ from matplotlib.patches import FancyArrowPatch, Rectangle
 from torch import nn
 from torch.nn.utils.rnn import pad_sequence
 
-from snippets.figures._style import Theme, draw_grid, new_figure
+from snippets.figures._style import Theme, draw_grid, new_diagram, new_figure
 
 __all__ = ["padding_batch_to_output", "padding_grad_heatmap"]
 
@@ -43,10 +43,7 @@ def padding_batch_to_output(theme: Theme) -> Figure:
     assert not out[pads].any()
     B, L, D = out.shape
 
-    fig = new_figure(theme, 8.4, 2.9)
-    ax = fig.add_subplot()
-    ax.set_axis_off()
-    ax.set_aspect("equal")
+    fig, ax = new_diagram(theme, 8.4, 2.9)
 
     top = 3.0
     draw_grid(

@@ -14,7 +14,7 @@ import torch
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
-from snippets.figures._style import Theme, draw_grid, new_figure
+from snippets.figures._style import Theme, draw_grid, new_diagram, new_figure
 from snippets.sparsity.csr_correspondence import TEXTS, TRAIN, fit_vocabulary, vectorise
 
 __all__ = ["sparsity_csr_as_bags", "sparsity_grad_memory"]
@@ -35,10 +35,7 @@ def sparsity_csr_as_bags(theme: Theme) -> Figure:
     n_rows, n_cols = dense.shape
     nnz = X.nnz
 
-    fig = new_figure(theme, 8.4, 5.0)
-    ax = fig.add_subplot()
-    ax.set_axis_off()
-    ax.set_aspect("equal")
+    fig, ax = new_diagram(theme, 8.4, 5.0)
 
     # The matrix, with its words above and its texts on the left.
     mx, my = 9.0, 13.0
