@@ -11,7 +11,8 @@ For each page listed in ``mkdocs.yml``'s ``nav`` (pages added later are covered 
   and the ``#only-light`` ones hide (and the reverse before the switch);
 * the search box finds the page by the words of its title, typed with real key events
   (Material's search ignores ``fill()``);
-* a code block scrolled into view gets its copy button (blocks are set up lazily);
+* a code block scrolled into view gets its copy button (blocks are set up lazily), and every
+  code block's placeholder height (used while it is off screen) equals its real height;
 * a full-page screenshot in each palette lands in ``<site>/_screenshots/<page>-{light,dark}.png``
   (the ``screenshots`` fixture in ``tests/conftest.py``; the folder is named at the end of the run).
 
@@ -60,6 +61,24 @@ IMAGES_JS = """async () => {
                          alt: (i.getAttribute("alt") || "").trim(),
                          inFigure: i.closest("figure") !== null}));
 }"""
+
+
+#: Each visible code block whose placeholder height (``contain-intrinsic-size``, used while the
+#: block is off screen, from ``--code-lines``) differs from its real height by over 1 px. The
+#: placeholder is read from a never-shown copy, so no remembered size stands in for it; the real
+#: height needs every block rendered (the screenshot's style rule, added before this runs).
+PLACEHOLDER_JS = """() => [...document.querySelectorAll('.md-typeset .highlight')]
+  .filter(block => block.offsetParent !== null)
+  .map(block => {
+    const copy = block.cloneNode(true);
+    copy.style.setProperty('content-visibility', 'hidden', 'important');
+    block.after(copy);
+    const placeholder = copy.getBoundingClientRect().height;
+    copy.remove();
+    const real = block.getBoundingClientRect().height;
+    return {placeholder, real, text: block.querySelector('pre').textContent.slice(0, 40)};
+  })
+  .filter(b => Math.abs(b.placeholder - b.real) > 1)"""
 
 
 @pytest.fixture(scope="session")
@@ -185,6 +204,12 @@ def test_page_in_a_real_browser(page, browser, base_url, screenshots):
         # Off-screen code blocks skip rendering (content-visibility: auto in extra.css) until a
         # reader scrolls to them; a full-page screenshot scrolls nothing, so render them all.
         tab.add_style_tag(content="* { content-visibility: visible !important; }")
+        # ...and while skipped, each held exactly its real height: the page never jumps.
+        for wrong in tab.evaluate(PLACEHOLDER_JS):
+            visit.problems.append(
+                f"code block {wrong['text']!r}: placeholder {wrong['placeholder']:.1f} px, "
+                f"real height {wrong['real']:.1f} px"
+            )
         tab.screenshot(path=screenshots / f"{slug(page)}-light.png", full_page=True)
 
         # The toggle is a <label> for the palette radio; a reader clicks the moon icon.

@@ -164,3 +164,27 @@ def test_search_partial_override_tracks_material():
     label = ' aria-label="{{ lang.t(\'search\') }}"'
     assert label in body(ours)
     assert body(ours).replace(label, "", 1) == body(theirs)
+
+
+def test_every_code_block_states_its_line_count(site):
+    """Each code block's ``--code-lines`` (docs/.hooks/code_heights.py) is the lines it shows.
+
+    extra.css turns the count into the block's placeholder height while it is off screen; a
+    block without it, or with a wrong count, makes the page jump when it is shown. Counted here
+    independently of the hook, from the text BeautifulSoup reads in the ``<pre>``.
+    """
+    problems, blocks = [], 0
+    for page in nav_pages():
+        soup = BeautifulSoup(html_of(site, page).read_text(encoding="utf-8"), "html.parser")
+        for div in soup.select("div.highlight"):
+            pre = div.find("pre", recursive=False)
+            if pre is None:
+                continue
+            blocks += 1
+            shown = len(pre.get_text().rstrip("\n").split("\n"))
+            match = re.fullmatch(r"--code-lines: (\d+)", div.get("style", ""))
+            if match is None or int(match[1]) != shown:
+                problems.append(f"{page}: {div.get('style')!r} on a block of {shown} lines: "
+                                f"{pre.get_text()[:60]!r}")
+    assert blocks > 100, f"only {blocks} code blocks found: is the selector still right?"
+    assert not problems, "\n".join(problems)

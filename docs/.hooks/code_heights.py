@@ -1,0 +1,65 @@
+"""Build hook: every code block states its number of lines, so an off-screen block keeps its height.
+
+``docs/stylesheets/extra.css`` lets the browser skip style and layout of code blocks that are off
+screen (``content-visibility: auto``), which keeps long articles quick to load on a phone. A
+skipped block is laid out at a placeholder height (``contain-intrinsic-size``) until it nears the
+viewport. A guessed placeholder makes the page jump when the real block replaces it: the
+scrollbar is wrong, a ``#link`` lands off target, and the footer moves under a reader who has
+scrolled to the bottom (it also misled Lighthouse's colour-contrast check, which measured the
+footer's text against the block that had just grown over it).
+
+Code never wraps (long lines scroll sideways), so a block's height is its line count times the
+line height plus its padding, whatever the screen width. This hook writes that count on each
+block as a CSS custom property, ``<div class="… highlight" style="--code-lines: N">``, and
+``extra.css`` turns it into the placeholder: ``N × 1.4 + 1.544`` times the code font size
+(Material's ``line-height: 1.4`` and ``0.772em`` padding above and below; the code font is
+``0.85em`` of the block's). ``tests/test_browser.py`` checks placeholder against real height on
+every page.
+
+It runs on every page's HTML after the notebook hook has turned notebook cells into Material
+code blocks (``hooks:`` order in ``mkdocs.yml``).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.structure.pages import Page
+
+#: A block as Pygments (through pymdownx.highlight) and the notebook hook write it: the opening
+#: ``<div>`` whose classes include ``highlight`` (other attributes may follow; no ``style`` yet),
+#: then its title bar if it has one (``title="…"`` on the fence), then its ``<pre>`` up to the
+#: first ``</pre>`` (a ``</pre>`` in the code is escaped).
+BLOCK = re.compile(
+    r'(?P<open><div class="(?:[^"]*\s)?highlight(?:\s[^"]*)?"(?![^>]*\sstyle=)[^>]*)'
+    r'(?P<rest>>\s*(?:<span class="filename">[^<]*</span>\s*)?(?P<pre><pre\b.*?</pre>))',
+    re.S,
+)
+TAG = re.compile(r"<[^>]+>")
+
+
+def count_lines(pre_html: str) -> int:
+    """The number of lines a ``<pre>…</pre>`` fragment (HTML text) shows, at least 1.
+
+    The fragment's tags are dropped and its entities decoded; a final newline ends the last line
+    rather than starting an empty one (Pygments ends every block with one).
+    """
+    text = html.unescape(TAG.sub("", pre_html))
+    return text.removesuffix("\n").count("\n") + 1
+
+
+def add_line_counts(page_html: str) -> str:
+    """``page_html`` (HTML text) with ``style="--code-lines: N"`` on each code block's ``<div>``."""
+
+    def annotate(match: re.Match) -> str:
+        lines = count_lines(match["pre"])
+        return f'{match["open"]} style="--code-lines: {lines}"{match["rest"]}'
+
+    return BLOCK.sub(annotate, page_html)
+
+
+def on_page_content(html_: str, *, page: Page, config: MkDocsConfig, files) -> str:
+    """MkDocs hook: annotate the code blocks of every page (Markdown and notebook pages alike)."""
+    return add_line_counts(html_)
