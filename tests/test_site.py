@@ -34,10 +34,11 @@ def is_third_party(url: str) -> bool:
 
 
 def resource_urls(html: str) -> list[str]:
-    """URLs a browser fetches to show this HTML: scripts, styles, icons, images, media, CSS url()."""
+    """URLs a browser fetches to show ``html``: scripts, styles, icons, images, media, CSS url()."""
     soup = BeautifulSoup(html, "html.parser")
     urls: list[str] = []
-    for tag in soup.find_all(["script", "img", "iframe", "embed", "audio", "video", "source", "track"]):
+    fetching = ["script", "img", "iframe", "embed", "audio", "video", "source", "track"]
+    for tag in soup.find_all(fetching):
         if tag.get("src"):
             urls.append(tag["src"])
         for part in (tag.get("srcset") or "").split(","):

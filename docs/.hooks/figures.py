@@ -91,7 +91,9 @@ def plan_figures(root: Path):
     one fails to import, has no ``__all__``, or exports a name another script exports too.
     """
     scripts = [
-        p for p in sorted((root / "snippets" / "figures").glob("*.py")) if not p.name.startswith("_")
+        p
+        for p in sorted((root / "snippets" / "figures").glob("*.py"))
+        if not p.name.startswith("_")
     ]
     keys = _cache_keys(root, scripts)
     try:
@@ -115,7 +117,9 @@ def plan_figures(root: Path):
         plan = ScriptPlan(rel, keys[script])
         for name in names:
             if name in owner:
-                raise PluginError(f"figure function {name!r} is defined in both {owner[name]} and {rel}")
+                raise PluginError(
+                    f"figure function {name!r} is defined in both {owner[name]} and {rel}"
+                )
             owner[name] = rel
             plan.functions.append((name, getattr(module, name)))
         plans.append(plan)
