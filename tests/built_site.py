@@ -74,6 +74,14 @@ def page_url_path(page: str) -> str:
     return (stem.removesuffix("/index") if stem.endswith("/index") else stem) + "/"
 
 
+def page_slug(page: str) -> str:
+    """A file-name stem for a nav page: ``index``, ``lookup-tables``, ``notebooks__intro``.
+
+    Names the browser test's screenshots and the Lighthouse audit's reports.
+    """
+    return page_url_path(page).strip("/").replace("/", "__") or "index"
+
+
 def html_of(site: Path, page: str) -> Path:
     """The built HTML file of a nav page."""
     return site / page_url_path(page) / "index.html"

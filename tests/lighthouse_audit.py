@@ -47,6 +47,7 @@ from tests.built_site import (
     CHROMIUM_ARGS,
     build_site,
     nav_pages,
+    page_slug,
     page_url_path,
     serve,
 )
@@ -181,11 +182,6 @@ def audit_page(url: str, out_stem: Path, runs: int,
                      "--output=json", "--output=html", f"--output-path={out_stem}"],
                     f"reporting {url}")
     return _report(out_stem, url), statistics.median(indexes)
-
-
-def page_slug(page: str) -> str:
-    """A file-name stem for a nav page: ``index``, ``lookup-tables``, ``notebooks__intro``."""
-    return page_url_path(page).strip("/").replace("/", "__") or "index"
 
 
 def lighthouse_version() -> str:

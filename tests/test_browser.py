@@ -35,6 +35,7 @@ from tests.built_site import (
     CHROMIUM,
     CHROMIUM_ARGS,
     nav_pages,
+    page_slug,
     page_url_path,
     serve,
 )
@@ -176,11 +177,6 @@ def search_terms(tab) -> str:
     return " ".join(re.findall(r"[^\W_]+", title))
 
 
-def slug(page: str) -> str:
-    """A file-name stem for a nav page: ``index``, ``lookup-tables``, ``notebooks__intro``."""
-    return page_url_path(page).strip("/").replace("/", "__") or "index"
-
-
 @pytest.mark.parametrize("page", PAGES)
 def test_page_in_a_real_browser(page, browser, base_url, screenshots):
     visit = open_page(browser, base_url, base_url + page_url_path(page))
@@ -210,7 +206,7 @@ def test_page_in_a_real_browser(page, browser, base_url, screenshots):
                 f"code block {wrong['text']!r}: placeholder {wrong['placeholder']:.1f} px, "
                 f"real height {wrong['real']:.1f} px"
             )
-        tab.screenshot(path=screenshots / f"{slug(page)}-light.png", full_page=True)
+        tab.screenshot(path=screenshots / f"{page_slug(page)}-light.png", full_page=True)
 
         # The toggle is a <label> for the palette radio; a reader clicks the moon icon.
         tab.locator('label[title="Switch to dark mode"]').click()
@@ -218,7 +214,7 @@ def test_page_in_a_real_browser(page, browser, base_url, screenshots):
         for i in range(dark.count()):
             assert dark.nth(i).is_visible(), f"{page}: dark figure {i} hidden in dark mode"
             assert light.nth(i).is_hidden(), f"{page}: light figure {i} shown in dark mode"
-        tab.screenshot(path=screenshots / f"{slug(page)}-dark.png", full_page=True)
+        tab.screenshot(path=screenshots / f"{page_slug(page)}-dark.png", full_page=True)
 
         # Search as a reader does: "/" focuses the box, then real key presses.
         title = search_terms(tab)

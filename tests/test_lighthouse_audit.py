@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.lighthouse_audit import calibrated_multiplier, failing_audits, page_slug
+from tests.built_site import page_slug
+from tests.lighthouse_audit import calibrated_multiplier, failing_audits
 
 
 @pytest.mark.parametrize(
