@@ -6,7 +6,9 @@ Each test names the claim ids it proves (see ``tests/claim_register.py``); "exac
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
+import scipy.sparse
 import torch
 import torch.nn.functional as F
 from hypothesis import example, given
@@ -85,13 +87,22 @@ def onehot_linear(W: torch.Tensor) -> nn.Linear:
 @given(V=sizes, D=dims, dtype=table_dtypes, data=st.data())
 def test_onehot_product_equals_lookup_exactly(V, D, dtype, data):
     """For a finite table (subnormals, signed zeros and values near the dtype's max included) and
-    any ids: ``one_hot(idx, V) @ W`` and the one-hot ``nn.Linear`` equal the lookup exactly."""
+    any ids: ``one_hot(idx, V) @ W`` and the one-hot ``nn.Linear`` equal the lookup exactly, and
+    so do ``torch.sparse.mm`` with a COO one-hot and SciPy's CSR one-hot product (float32 and
+    float64, 1-D ids)."""
     W = data.draw(tables(V, D, dtype))
     idx = data.draw(id_tensors(V, dtype=torch.int64))
     onehot = F.one_hot(idx, V).to(dtype)
     ref = F.embedding(idx, W)
     assert torch.equal(onehot @ W, ref)
     assert torch.equal(onehot_linear(W)(onehot), ref)
+    if idx.dim() == 1 and dtype != torch.bfloat16:  # the sparse spellings of docs/api-map.md
+        N = len(idx)
+        coo = torch.sparse_coo_tensor(torch.stack([torch.arange(N), idx]),
+                                      torch.ones(N, dtype=dtype), (N, V), check_invariants=True)
+        assert torch.equal(torch.sparse.mm(coo, W), ref)
+        csr = scipy.sparse.csr_matrix((np.ones(N), idx.numpy(), np.arange(N + 1)), shape=(N, V))
+        assert torch.equal(torch.from_numpy(csr.astype(W.numpy().dtype) @ W.numpy()), ref)
 
 
 @proves("onehot-grad")
