@@ -3,8 +3,8 @@
 Usage (from the repository root, after a deliberate change — a new PyTorch pin, an edited
 example)::
 
-    python -m tests.refresh_outputs            # rewrite, then review with `git diff`
-    python -m tests.refresh_outputs --check    # only report what is stale; exit 1 if anything is
+    python -m scripts.refresh_outputs            # rewrite, then review with `git diff`
+    python -m scripts.refresh_outputs --check    # only report what is stale; exit 1 if anything is
 
 It rewrites
 
@@ -27,7 +27,7 @@ import runpy
 import sys
 from pathlib import Path
 
-from tests.fences import ROOT, markdown_files, read_fences, run_block
+from scripts.markdown_fences import ROOT, markdown_files, read_fences, run_block
 
 
 def refresh_markdown(path: Path, write: bool) -> list[str]:
