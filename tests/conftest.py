@@ -11,8 +11,8 @@ import matplotlib
 import pytest
 from hypothesis import HealthCheck, settings
 
-from tests.built_site import build_site, docs_tree
-from tests.fences import ROOT
+from scripts.markdown_fences import ROOT
+from scripts.site import build_site, docs_tree
 
 matplotlib.use("Agg")  # figures render without a display
 
