@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.fences import ROOT
+from scripts.markdown_fences import ROOT
 
 #: ``{ #claim-<id> }`` (or ``{: #claim-<id> }``) at the end of a paragraph: group ``id`` is the part
 #: after ``claim-``, lower-case words joined by hyphens.

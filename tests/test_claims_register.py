@@ -15,8 +15,8 @@ import re
 
 import pytest
 
+from scripts.markdown_fences import ROOT
 from tests.claim_register import CLAIM_ANCHOR, PROOFS, claims_on_pages
-from tests.fences import ROOT
 
 MODULES = sorted(
     p.stem for p in (ROOT / "tests").glob("test_claims_*.py") if p.stem != "test_claims_register"
