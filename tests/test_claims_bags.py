@@ -50,16 +50,20 @@ def as_input(groups: list[list[int]], as_2d: bool, dtype: torch.dtype,
 
 @proves("bag-equals-reduction")
 @given(V=st.integers(1, 10), D=dims, mode=modes, dtype=st.sampled_from([torch.float32,
-       torch.float64]), index_dtype=index_dtypes, last=st.booleans(), seed=seeds, data=st.data())
-def test_bag_equals_embedding_then_reduction(V, D, mode, dtype, index_dtype, last, seed, data):
+       torch.float64]), index_dtype=index_dtypes, last=st.booleans(), sparse=st.booleans(),
+       seed=seeds, data=st.data())
+def test_bag_equals_embedding_then_reduction(V, D, mode, dtype, index_dtype, last, sparse, seed,
+                                             data):
     """For every mode, ragged bags with empty ones, or 2-D input: ``nn.EmbeddingBag`` gives each
     bag the sum, mean or element-wise max of its rows (an empty bag: zeros), and the same weight
-    gradient as ``nn.Embedding`` followed by that reduction (both to the dtype's rounding);
-    ``include_last_offset=True`` with ``len(input)`` appended to the offsets changes nothing."""
+    gradient as ``nn.Embedding`` followed by that reduction (both to the dtype's rounding), also
+    as a sparse gradient (``sparse=True``, sum and mean); ``include_last_offset=True`` with
+    ``len(input)`` appended to the offsets changes nothing."""
+    sparse = sparse and mode != "max"  # max refuses sparse=True (test_sparse_refusals)
     W = data.draw(tables(V, D, dtype, special=False))
     groups, as_2d = data.draw(bags(V))
     ids, offsets = as_input(groups, as_2d, index_dtype, include_last_offset=last and not as_2d)
-    bag = nn.EmbeddingBag.from_pretrained(W.clone(), freeze=False, mode=mode,
+    bag = nn.EmbeddingBag.from_pretrained(W.clone(), freeze=False, mode=mode, sparse=sparse,
                                           include_last_offset=last and not as_2d)
     emb = nn.Embedding.from_pretrained(W.clone(), freeze=False)
     out = bag(ids, offsets)
@@ -72,7 +76,35 @@ def test_bag_equals_embedding_then_reduction(V, D, mode, dtype, index_dtype, las
     up = randn((len(groups), D), seed, dtype)
     out.backward(up)
     reference.backward(up)
-    torch.testing.assert_close(bag.weight.grad, emb.weight.grad)
+    grad = bag.weight.grad
+    if sparse:
+        assert grad.layout == torch.sparse_coo
+        grad = grad.to_dense()
+    torch.testing.assert_close(grad, emb.weight.grad)
+
+
+@proves("sparse-refusals")
+@given(bag=st.booleans(), mode=modes, sparse=st.booleans(), scale=st.booleans(),
+       data=st.data())
+def test_options_that_refuse_each_other(bag, mode, sparse, scale, data):
+    """``sparse=True`` with ``scale_grad_by_freq=True`` is accepted until ``backward()``, which
+    raises RuntimeError (``nn.Embedding`` and ``nn.EmbeddingBag``); ``mode="max"`` refuses
+    ``sparse=True`` and ``scale_grad_by_freq=True`` in the forward pass (ValueError); every other
+    combination works."""
+    ids = torch.tensor([data.draw(id_lists(5, data.draw(st.integers(1, 6))))])
+    layer = (nn.EmbeddingBag(5, 3, mode=mode, sparse=sparse, scale_grad_by_freq=scale) if bag
+             else nn.Embedding(5, 3, sparse=sparse, scale_grad_by_freq=scale))
+    if bag and mode == "max" and (sparse or scale):
+        with pytest.raises(ValueError, match="max mode does not support"):
+            layer(ids)
+        return
+    out = layer(ids)
+    if sparse and scale:
+        with pytest.raises(RuntimeError, match="scale_grad_by_freq not supported with sparse"):
+            out.sum().backward()
+    else:
+        out.sum().backward()
+        assert (layer.weight.grad.layout == torch.sparse_coo) == sparse
 
 
 @proves("bag-include-last-offset")

@@ -96,20 +96,28 @@ def test_scale_grad_by_freq_divides_by_the_count_in_the_whole_batch(V, D, seed, 
 
 @proves("max-norm-in-place")
 @given(V=sizes, D=dims, max_norm=st.floats(0.05, 4.0), norm_type=st.sampled_from([1.0, 2.0, 3.0]),
-       frozen=st.booleans(), train=st.booleans(), data=st.data())
+       frozen=st.booleans(), train=st.booleans(), bag=st.booleans(), data=st.data())
 def test_max_norm_rescales_the_looked_up_rows_in_the_table(V, D, max_norm, norm_type, frozen,
-                                                          train, data):
+                                                          train, bag, data):
     """With ``max_norm``, a forward pass rescales in place each looked-up row whose
     ``norm_type``-norm exceeds ``max_norm`` to ``row · max_norm / (norm + 1e-7)`` (float32
     rounding), in ``train()`` or ``eval()``, under ``torch.no_grad()``, frozen or not; rows not
-    looked up, and rows within the bound, are untouched (exactly)."""
+    looked up, and rows within the bound, are untouched (exactly). ``nn.EmbeddingBag`` does the
+    same to the rows of its bags."""
     W = data.draw(tables(V, D, special=False))
     idx = data.draw(id_tensors(V))
-    emb = nn.Embedding.from_pretrained(W.clone(), freeze=frozen, max_norm=max_norm,
-                                       norm_type=norm_type)
+    if bag:
+        idx = idx.reshape(-1)
+        layer = nn.EmbeddingBag.from_pretrained(W.clone(), freeze=frozen, max_norm=max_norm,
+                                                norm_type=norm_type, mode="sum")
+        layer.train(train)
+        with torch.no_grad():
+            layer(idx, torch.zeros(1, dtype=torch.long))
+    emb = layer if bag else nn.Embedding.from_pretrained(
+        W.clone(), freeze=frozen, max_norm=max_norm, norm_type=norm_type)
     emb.train(train)
     with torch.no_grad():
-        out = emb(idx)
+        out = F.embedding(idx, emb.weight) if bag else emb(idx)
     after = emb.weight.detach()
     norms = W.norm(p=norm_type, dim=1)
     looked_up = torch.zeros(V, dtype=torch.bool)
