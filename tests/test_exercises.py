@@ -32,7 +32,7 @@ import pytest
 import yaml
 from pytest_codeblocks.main import extract_from_file
 
-from tests.fences import ROOT, Fence, read_fences
+from scripts.markdown_fences import ROOT, Fence, read_fences
 
 MIN_EXERCISES, MAX_EXERCISES = 3, 5
 SECTION = re.compile(r"^## (?P<title>.+?)\s*$")
