@@ -40,6 +40,8 @@ EXERCISE = re.compile(r"^### Exercise (?P<n>\d+): (?P<title>\S.*?)\s*$")
 SUBHEADING = re.compile(r"^### ")
 SOLUTION = re.compile(r'^\?\?\? success "Solution"\s*$')
 ADMONITION_LIKE = re.compile(r"^(\?\?\?\+?|!!!)\s")
+#: A pytest marker inside an admonition or a tab (indented), e.g. the expected-output marker.
+INDENTED_MARKER = re.compile(r"^[ \t]+<!--.*-->\s*$")
 FOOTNOTE = re.compile(r"^\[\^[^\]]+\]:")
 
 
@@ -162,6 +164,13 @@ def exercise_problems(path: Path) -> list[str]:
             f"{rel}: {len(exercises)} exercises; an article needs "
             f"{MIN_EXERCISES} to {MAX_EXERCISES}"
         )
+
+    for i, (line, following) in enumerate(zip(lines, lines[1:], strict=False)):
+        if INDENTED_MARKER.match(line) and following.lstrip().startswith(("```", "~~~")):
+            problems.append(
+                f"{rel}:{i + 1}: put a blank line between this indented marker and its fence; "
+                "without one, Markdown renders the block inside a <p> with the comment"
+            )
 
     fences = read_fences(path)
     collected = {block.lineno: block for block in extract_from_file(path)}
@@ -289,6 +298,12 @@ def test_guard_accepts_a_good_page(tmp_path):
                               "```python\nassert 1 + 1 == 2\n```\n", 1),
                      "Exercise 1): its solution has no bare ```python fence",
                      id="code-outside-solution"),
+        pytest.param("".join(GOOD_EXERCISE.format(n=n) for n in (1, 2, 3))
+                     .replace("    assert 1 + 1 == 2\n    ```\n",
+                              "    print(2)\n    assert 1 + 1 == 2\n    ```\n\n"
+                              "    <!--pytest-codeblocks:expected-output-->\n    ```text\n"
+                              "    2\n    ```\n", 1),
+                     "put a blank line between this indented marker", id="marker-glued"),
         pytest.param("".join(GOOD_EXERCISE.format(n=n) for n in (1, 2, 3))
                      .replace("Do something.\n",
                               'Do something.\n\n<!--pytest.mark.skip(reason="the question")-->\n'
