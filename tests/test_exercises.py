@@ -7,6 +7,9 @@ so a page added there later is covered). What counts as an exercise:
 * inside it, each ``### Exercise N: title`` heading starts an exercise, numbered 1, 2, 3, … in
   order; any other ``###`` heading there is an error (a misspelt heading would otherwise not
   count);
+* its statement opens with its kind in italics (``*Warm-up.*``, ``*Predict the output.*``,
+  ``*Find the bug.*``, ``*Write it.*``), and at least one exercise per article is a "Predict the
+  output" or a "Find the bug";
 * each exercise holds exactly one collapsed admonition ``??? success "Solution"`` (``???+`` would
   show it open), and inside it (indented) at least one bare ```` ```python ```` fence that is not
   skipped and holds an ``assert`` statement or an ``assert_*`` call
@@ -42,6 +45,9 @@ SOLUTION = re.compile(r'^\?\?\? success "Solution"\s*$')
 ADMONITION_LIKE = re.compile(r"^(\?\?\?\+?|!!!)\s")
 #: A pytest marker inside an admonition or a tab (indented), e.g. the expected-output marker.
 INDENTED_MARKER = re.compile(r"^[ \t]+<!--.*-->\s*$")
+#: How a statement names its kind; one exercise per article must be one of these.
+KIND = re.compile(r"^\*(?P<kind>[A-Z][a-z]+(?: [a-z]+)*)\.\*")
+LEARN_FROM_MISTAKES = {"Predict the output", "Find the bug"}
 FOOTNOTE = re.compile(r"^\[\^[^\]]+\]:")
 
 
@@ -76,6 +82,7 @@ class Exercise:
     title: str
     line: int
     end: int  # last line of the exercise, inclusive
+    kind: str | None = None  # "Predict the output", "Find the bug", "Warm-up", …
     solutions: list[tuple[int, int]] = field(default_factory=list)  # (first, last) line
     other_admonitions: list[int] = field(default_factory=list)
 
@@ -124,6 +131,14 @@ def _exercises(lines: list[str]) -> tuple[list[Exercise], list[str]]:
             if exercises:
                 exercises[-1].end = i
             exercises.append(Exercise(int(m["n"]), m["title"], i + 1, end))
+            first_text = next((ln for ln in lines[i + 1 : end] if ln.strip()), "")
+            if k := KIND.match(first_text):
+                exercises[-1].kind = k["kind"]
+            else:
+                problems.append(
+                    f"line {i + 1}: Exercise {m['n']}'s statement does not open with its kind "
+                    "in italics ('*Warm-up.*', '*Predict the output.*', '*Find the bug.*', …)"
+                )
         elif SUBHEADING.match(lines[i]):
             problems.append(
                 f"line {i + 1}: '{lines[i]}' is not an exercise heading ('### Exercise N: title')"
@@ -171,6 +186,12 @@ def exercise_problems(path: Path) -> list[str]:
                 f"{rel}:{i + 1}: put a blank line between this indented marker and its fence; "
                 "without one, Markdown renders the block inside a <p> with the comment"
             )
+
+    if exercises and not any(ex.kind in LEARN_FROM_MISTAKES for ex in exercises):
+        problems.append(
+            f"{rel}: no exercise is a '*Predict the output.*' or '*Find the bug.*' (the "
+            "statement's first words), built on a mistake readers make"
+        )
 
     fences = read_fences(path)
     collected = {block.lineno: block for block in extract_from_file(path)}
@@ -241,7 +262,7 @@ def test_article_has_exercises_with_executed_solutions(page):
 GOOD_EXERCISE = '''
 ### Exercise {n}: Something
 
-Do something.
+*Find the bug.* Do something.
 
 ??? success "Solution"
 
@@ -298,6 +319,12 @@ def test_guard_accepts_a_good_page(tmp_path):
                               "```python\nassert 1 + 1 == 2\n```\n", 1),
                      "Exercise 1): its solution has no bare ```python fence",
                      id="code-outside-solution"),
+        pytest.param("".join(GOOD_EXERCISE.format(n=n) for n in (1, 2, 3))
+                     .replace("*Find the bug.*", "*Write it.*"),
+                     "no exercise is a '*Predict the output.*'", id="no-mistake-exercise"),
+        pytest.param("".join(GOOD_EXERCISE.format(n=n) for n in (1, 2, 3))
+                     .replace("*Find the bug.* Do", "Do", 1),
+                     "Exercise 1's statement does not open with its kind", id="no-kind"),
         pytest.param("".join(GOOD_EXERCISE.format(n=n) for n in (1, 2, 3))
                      .replace("    assert 1 + 1 == 2\n    ```\n",
                               "    print(2)\n    assert 1 + 1 == 2\n    ```\n\n"
