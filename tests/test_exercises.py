@@ -46,7 +46,7 @@ ADMONITION_LIKE = re.compile(r"^(\?\?\?\+?|!!!)\s")
 #: A pytest marker inside an admonition or a tab (indented), e.g. the expected-output marker.
 INDENTED_MARKER = re.compile(r"^[ \t]+<!--.*-->\s*$")
 #: How a statement names its kind; one exercise per article must be one of these.
-KIND = re.compile(r"^\*(?P<kind>[A-Z][a-z]+(?: [a-z]+)*)\.\*")
+KIND = re.compile(r"^\*(?P<kind>[A-Z][a-z-]+(?: [a-z-]+)*)\.\*")
 LEARN_FROM_MISTAKES = {"Predict the output", "Find the bug"}
 FOOTNOTE = re.compile(r"^\[\^[^\]]+\]:")
 
@@ -281,7 +281,8 @@ def _page(tmp_path: Path, body: str) -> Path:
 
 
 def test_guard_accepts_a_good_page(tmp_path):
-    page = _page(tmp_path, "".join(GOOD_EXERCISE.format(n=n) for n in (1, 2, 3)) + "\n[^a]: x\n")
+    body = "".join(GOOD_EXERCISE.format(n=n) for n in (1, 2, 3)) + "\n[^a]: x\n"
+    page = _page(tmp_path, body.replace("*Find the bug.*", "*Warm-up.*", 1))
     assert exercise_problems(page) == []
 
 
