@@ -18,9 +18,11 @@ so a page added there later is covered). What counts as an exercise:
 The fence is also looked up in what pytest-codeblocks 0.18 itself collects from the page, so that a
 solution counts only if the plugin really runs it (it reads fences at any indentation, which
 ``???`` blocks need). A block in an exercise's statement that is skipped (the question of a
-"predict the output" or "find the bug" exercise) must appear verbatim in that exercise's
-solution, line for line and in order (indentation aside: the solution may wrap a line that
-raises in ``try``), so the code the reader is asked about is the code that runs.
+"predict the output" or "find the bug" exercise) must appear in that exercise's solution,
+line for line and in order (indentation aside: the solution may wrap a line that raises in
+``try``, and add lines between), so the code the reader is asked about is the code that runs.
+Indented markers need a blank line before their fence, or Markdown renders the fence inside the
+marker's paragraph.
 """
 
 from __future__ import annotations
