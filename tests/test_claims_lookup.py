@@ -209,3 +209,18 @@ def test_weight_layouts_and_tying_without_transpose(V, D):
     assert lm_head.weight.shape == emb.weight.shape
     lm_head.weight = emb.weight
     assert len(list(nn.ModuleList([emb, lm_head]).parameters())) == 1
+
+
+@proves("bias-absorbed")
+@given(V=sizes, D=dims, seed=seeds, data=st.data())
+def test_a_bias_after_the_lookup_is_a_shifted_table(V, D, seed, data):
+    """A bias added after the lookup equals a lookup in the table with the bias added to every
+    row, and the one-hot Linear with that bias, for any ids (float32 rounding: the additions
+    are the same, in another order for the Linear)."""
+    W, b = randn((V, D), seed), randn((D,), seed + 1)
+    idx = data.draw(id_tensors(V))
+    shifted = nn.Embedding.from_pretrained(W + b)
+    assert torch.equal(F.embedding(idx, W) + b, shifted(idx))  # the same two-term additions
+    lin = onehot_linear(W)
+    lin.bias = nn.Parameter(b)
+    torch.testing.assert_close(lin(F.one_hot(idx.long(), V).float()), shifted(idx))
