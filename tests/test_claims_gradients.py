@@ -61,7 +61,7 @@ def test_sparse_gradient_holds_one_entry_per_lookup(case, D, seed):
     up = randn((*idx.shape, D), seed + 1)
     dense(idx).backward(up)
     if p is not None and idx.dim() == 0:
-        # A PyTorch bug (torch 2.13 to 2.15 at least): the sparse backward with padding_idx fails
+        # A PyTorch bug (measured on torch 2.15.0): the sparse backward with padding_idx fails
         # on a 0-d index. docs/sparsity.md states it; this fails when a release fixes it.
         with pytest.raises(IndexError, match="too many indices"):
             sparse(idx).backward(up)
