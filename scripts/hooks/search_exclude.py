@@ -8,7 +8,7 @@ identifiers are also in the prose and inline code around it (which stay indexed)
 inside a 40-line block leads to its section anyway.
 
 Material's search plugin leaves out of the index any element that has a ``data-search-exclude``
-attribute (documented in Material's "Setting up site search", section "Search exclusion"; the
+attribute (Material's "Setting up site search", "Search exclusion", "Excluding blocks"; the
 plugin checks for it in ``material/plugins/search/plugin.py``, ``Parser.handle_starttag``). This
 hook puts that attribute on the ``<div>`` of every code block, Markdown and notebook pages alike
 (it runs after the notebook hook, which makes notebook cells code blocks). Headings, prose,
