@@ -1,11 +1,12 @@
 """Build hook: code blocks stay out of the search index.
 
 Every page loads the whole site's search index (``search/search_index.json``) as it starts:
-Material's script fetches and parses it on the page's main thread, then hands it to the search
-worker, so the index's size is work for every page load, on a phone too. Code blocks hold more of
-the index's text than the prose does, and they are the part a search needs least: a block's
-identifiers are also in the prose and inline code around it (which stay indexed), and a hit
-inside a 40-line block leads to its section anyway.
+Material's script downloads it, parses it and hands it to the search worker, which builds the
+search's index from it. Code blocks are most of the index's text, and the part a search needs
+least: a block's identifiers are also in the prose and inline code around it (which stay
+indexed), and a hit inside a 40-line block leads to its section anyway. Left out, they no longer
+cost every page load a download (most of a slow phone connection's time for the index) and the
+worker's indexing. The cost: a word that appears only inside code blocks is not found.
 
 Material's search plugin leaves out of the index any element that has a ``data-search-exclude``
 attribute (Material's "Setting up site search", "Search exclusion", "Excluding blocks"; the
