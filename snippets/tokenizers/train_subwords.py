@@ -75,7 +75,9 @@ def train_wordpiece(vocab_size: int, lines: list[str]) -> Tokenizer:
 
     Trained with ``tokenizers``' ``WordPieceTrainer`` (which learns the vocabulary with BPE's
     merges) up to ``vocab_size`` tokens. At encoding time a word that cannot be covered by pieces
-    of the vocabulary becomes a single ``[UNK]`` (id 1), the whole word.
+    of the vocabulary becomes a single ``[UNK]`` (id 1), the whole word. Not deterministic: on
+    ties between merges the vocabulary can differ from run to run (tokenizers issue #1794), the
+    alphabet (single characters, with and without ``##``) does not.
     """
     tok = _words_first(models.WordPiece(unk_token="[UNK]"))
     tok.decoder = decoders.WordPiece()
@@ -124,16 +126,17 @@ SWEEP = (40, 60, 100, 150, 200, 300, 400)
 def tradeoff(lines: list[str], sizes=SWEEP) -> dict[str, list[tuple[int, int]]]:
     """For each subword kind, ``(vocabulary size reached, tokens for lines)`` at each size asked.
 
-    Keys: ``"BPE"``, ``"WordPiece"``, ``"byte-level BPE"`` (whose sizes start at 257, its
-    alphabet, so it gets ``257 + s`` for each ``s``), and ``"words"``, a single point for the
-    word-level vocabulary. A trainer stops early when no pair is left to merge, so the size
-    reached can be smaller than the size asked.
+    Keys: ``"BPE"``, ``"byte-level BPE"`` (whose sizes start at 257, its alphabet, so it gets
+    ``257 + s`` for each ``s``), and ``"words"``, a single point for the word-level vocabulary.
+    A trainer stops early when no pair is left to merge, so the size reached can be smaller than
+    the size asked. WordPiece is left out: its trainer is not deterministic (tokenizers issue
+    #1794, https://github.com/huggingface/tokenizers/issues/1794), so its counts vary by a few
+    tokens from run to run.
     """
-    out: dict[str, list[tuple[int, int]]] = {"BPE": [], "WordPiece": [], "byte-level BPE": []}
+    out: dict[str, list[tuple[int, int]]] = {"BPE": [], "byte-level BPE": []}
     for s in sizes:
         for name, train, asked in (
             ("BPE", train_bpe, s),
-            ("WordPiece", train_wordpiece, s),
             ("byte-level BPE", train_byte_level_bpe, 257 + s),
         ):
             tok = train(asked, lines)
@@ -173,45 +176,6 @@ def main() -> None:
     bpe_vocab, bpe_tokens = results["BPE"][-1]
     assert bpe_vocab > words_vocab and bpe_tokens == words_tokens  # BPE ran out of merges
     # --8<-- [end:tradeoff]
-
-    # --8<-- [start:unk]
-    letter = read_lines(LETTER)  # held out: never seen in training
-    words = train_word_level(lines)
-    letter_tokens = count_tokens(words, letter)
-    print(f"the letter: {letter_tokens} words and punctuation marks")
-    unks = {}
-    for name, tok in (
-        ("words", words),
-        ("BPE 200", train_bpe(200, lines)),
-        ("WordPiece 200", train_wordpiece(200, lines)),
-        ("byte-level 457", train_byte_level_bpe(457, lines)),
-    ):
-        unks[name] = count_unk(tok, letter)
-        print(f"{name:<15}[UNK] x {unks[name]:>3}")
-    seen = {c for line in lines for c in line.lower()}
-    unseen = [c for line in letter for c in line.lower() if c not in seen]
-    print("characters the diary never uses:", "".join(unseen))
-    assert unks["words"] > letter_tokens // 2  # most words of the letter are new words
-    assert unks["BPE 200"] == len(unseen)  # BPE: one [UNK] per unseen character, no more
-    assert unks["byte-level 457"] == 0  # no [UNK] at all: it has no such token
-    # --8<-- [end:unk]
-
-    # --8<-- [start:wordpiece]
-    wordpiece = train_wordpiece(200, lines)
-    vocab = wordpiece.get_vocab()
-    assert "b" in vocab and "##b" not in vocab  # "b" only ever starts a word in the diary
-    print(wordpiece.encode("a bank, a tuba").tokens)  # "tuba": every letter seen, still [UNK]
-    # --8<-- [end:wordpiece]
-
-    # --8<-- [start:bytes]
-    byte_bpe = train_byte_level_bpe(457, lines)
-    text = "Zürich's otters 🦦"  # letters, an apostrophe and an emoji the diary never uses
-    enc = byte_bpe.encode(text)
-    print(enc.tokens)
-    assert byte_bpe.decode(enc.ids) == text  # decoded exactly, with no [UNK] on the way
-    assert enc.tokens[-4:] == ["ð", "Ł", "¦", "¦"]  # the otter: 4 UTF-8 bytes, 4 tokens
-    print(train_bpe(200, lines).encode(text).tokens)  # character-level BPE: [UNK]s
-    # --8<-- [end:bytes]
 
 
 if __name__ == "__main__":
