@@ -25,9 +25,9 @@ def tok_vocab_vs_length(theme: Theme) -> Figure:
     """Tokens needed for the diary against vocabulary size, for two subword tokenizers.
 
     x: vocabulary size (rows of the embedding table; a top axis gives the table's parameters at
-    ``EMBEDDING_DIM`` columns); y: tokens for the whole diary. One line per tokenizer kind (BPE, byte-level BPE), and
-    one point for the word-level vocabulary. Asserted: every line falls as the vocabulary grows,
-    and character-level BPE ends on the word-level token count.
+    ``EMBEDDING_DIM`` columns); y: tokens for the whole diary. One line per tokenizer kind (BPE,
+    byte-level BPE), and one point for the word-level vocabulary. Asserted: every line falls as
+    the vocabulary grows, and character-level BPE ends on the word-level token count.
     """
     lines = read_lines()
     results = tradeoff(lines)

@@ -8,8 +8,8 @@ and matched to the vocabulary of a BPE tokenizer trained on the same diary: a to
 gets it, a token without one gets a random row of the same scale, the padding token a zero row.
 The table then goes into ``nn.Embedding.from_pretrained``, frozen, and is unfrozen later.
 
-Formats: word2vec's text output, ``save_vectors`` in https://github.com/tmikolov/word2vec
-(``word2vec.c``); GloVe's files, https://nlp.stanford.edu/projects/glove/.
+Formats: word2vec's text output (what ``TrainModel`` writes with ``-binary 0`` in
+``word2vec.c``, https://github.com/tmikolov/word2vec); GloVe's files, https://nlp.stanford.edu/projects/glove/.
 """
 
 from __future__ import annotations

@@ -42,6 +42,8 @@ def main() -> None:
     unseen = [c for line in letter for c in line.lower() if c not in seen]
     print("characters the diary never uses:", "".join(unseen))
     assert unks["words"] > letter_tokens // 2  # most words of the letter are new words
+    for word in ("kingfisher", "turquoise", "mortgages"):  # one row for all of them: [UNK]'s
+        assert word in " ".join(letter) and words.encode(word).tokens == ["[UNK]"]
     assert unks["BPE 200"] == len(unseen)  # BPE: one [UNK] per unseen character, no more
     assert unks["byte-level 457"] == 0  # no [UNK] at all: it has no such token
     # --8<-- [end:unk]
@@ -59,6 +61,7 @@ def main() -> None:
     enc = byte_bpe.encode(text)
     print(enc.tokens)
     assert byte_bpe.decode(enc.ids) == text  # decoded exactly, with no [UNK] on the way
+    assert enc.tokens[1:3] == ["Ã", "¼"]  # "ü": two UTF-8 bytes, two tokens
     assert enc.tokens[-4:] == ["ð", "Ł", "¦", "¦"]  # the otter: 4 UTF-8 bytes, 4 tokens
     print(train_bpe(200, lines).encode(text).tokens)  # character-level BPE: [UNK]s
     # --8<-- [end:bytes]
