@@ -78,11 +78,13 @@ def align_to_vocab(
     ``vocab``: token -> id, ids ``0 .. len(vocab) - 1`` (a tokenizer's ``get_vocab()``).
     ``words``, ``vectors``: what :func:`read_word_vectors` returns. A token without a vector
     gets a row drawn from N(0, s^2), ``s`` the standard deviation of all the loaded numbers (same
-    scale; draws from torch's global generator, so seed it). Row ``pad_id``, if given, is zeros.
+    scale; 1 if there is only one number; draws from torch's global generator, so seed it).
+    Row ``pad_id``, if given, is zeros.
     Returns ``(table, found)``: ``found`` is a bool ``[len(vocab)]``, true where a vector was used.
     """
     index = {w: i for i, w in enumerate(words)}
-    table = torch.randn(len(vocab), vectors.shape[1]) * vectors.std()
+    scale = vectors.std() if vectors.numel() > 1 else torch.tensor(1.0)
+    table = torch.randn(len(vocab), vectors.shape[1]) * scale
     found = torch.zeros(len(vocab), dtype=torch.bool)
     for token, i in vocab.items():
         if token in index:
