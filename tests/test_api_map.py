@@ -150,7 +150,7 @@ def test_table_matches_the_real_signature(target):
         shown = default_text(documented[name][1])
         expected = "required" if default is inspect.Parameter.empty else repr(default)
         assert shown == expected, (
-            f"{target}({name}=…): page says {shown!r}, PyTorch has {expected!r}"
+            f"{target}({name}=…): page says {shown!r}, the installed package has {expected!r}"
         )
 
 
