@@ -266,3 +266,19 @@ def test_alignment_puts_each_vector_on_its_tokens_id(tokens, file_words, D, pad,
         elif t in file_words:
             assert torch.equal(table[i], vectors[file_words.index(t)])
     assert torch.isfinite(table).all()  # even from a file holding a single number
+
+
+def test_wordpiece_unk_count_is_the_same_in_every_run():
+    """"[WordPiece's] ``[UNK]`` count [...] depends on nothing but the characters the vocabulary
+    holds with and without ``##``, the same in every run": over repeated trainings (whose
+    vocabularies may differ, tokenizers#1794) the single-character pieces and the ``[UNK]`` count
+    on the held-out letter never change."""
+    from snippets.tokenizers.train_subwords import LETTER, count_unk, train_wordpiece
+
+    letter = read_lines(LETTER)
+    runs = [train_wordpiece(200, diary()) for _ in range(8)]
+    alphabets = {
+        frozenset(t for t in tok.get_vocab() if len(t.removeprefix("##")) == 1) for tok in runs
+    }
+    assert len(alphabets) == 1
+    assert {count_unk(tok, letter) for tok in runs} == {11}
