@@ -30,6 +30,8 @@ from torch import nn  # noqa: E402
 from transformers import (  # noqa: E402
     BertConfig,
     BertForMaskedLM,
+    GemmaConfig,
+    GemmaForCausalLM,
     GPT2Config,
     GPT2LMHeadModel,
     LlamaConfig,
@@ -232,6 +234,18 @@ def main() -> None:
           f" logit std {out.logits.std().item():.2f} instead of"
           f" {(h @ model.shared.weight.T).std().item():.2f}")
     # --8<-- [end:t5_scale]
+
+    # --8<-- [start:gemma]
+    torch.manual_seed(0)
+    config = GemmaConfig(vocab_size=100, hidden_size=64, intermediate_size=128, head_dim=16,
+                         num_hidden_layers=1, num_attention_heads=4, num_key_value_heads=1,
+                         bos_token_id=1, eos_token_id=2, pad_token_id=0)
+    table = GemmaForCausalLM(config).get_input_embeddings()
+    ids = torch.tensor([5, 6, 7])
+    torch.testing.assert_close(table(ids), table.weight[ids] * math.sqrt(64))  # x sqrt(d)
+    print(f"Gemma's table returns rows times sqrt({config.hidden_size}) ="
+          f" {table(ids).norm() / table.weight[ids].norm():.1f}")
+    # --8<-- [end:gemma]
 
 
 if __name__ == "__main__":
