@@ -110,6 +110,19 @@ def main() -> None:
     assert 15 < ratio < 19, ratio
     # --8<-- [end:quantize]
 
+    # --8<-- [start:flat_row]
+    eps = torch.finfo(torch.float32).eps  # the observer's floor for a step
+    flat = torch.tensor([[0.5, 0.5 + 100 * eps, 0.5 + 200 * eps, 0.5 + 250 * eps]])
+    flat_module = quantize_embedding(nn.Embedding.from_pretrained(flat), 8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert flat_module.weight().q_per_channel_scales().item() == 1.0  # not range / 255
+    rows = lookup(flat_module, torch.tensor([0]))
+    assert torch.equal(rows, flat[:, :1].expand(1, 4))  # every entry snaps to the minimum
+    print(f"\na row spread over {250 * eps:.1e}: step = {250 / 255:.2f} x eps, so scale 1.0;"
+          f" max |error| {(rows - flat).abs().max():.1e}")
+    # --8<-- [end:flat_row]
+
     # --8<-- [start:embedding_4bit]
     table.qconfig = float_qparams_weight_only_qconfig_4bit
     with warnings.catch_warnings():

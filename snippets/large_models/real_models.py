@@ -243,7 +243,7 @@ def main() -> None:
     table = GemmaForCausalLM(config).get_input_embeddings()
     ids = torch.tensor([5, 6, 7])
     torch.testing.assert_close(table(ids), table.weight[ids] * math.sqrt(64))  # x sqrt(d)
-    print(f"Gemma's table returns rows times sqrt({config.hidden_size}) ="
+    print(f"\nGemma's table returns rows times sqrt({config.hidden_size}) ="
           f" {table(ids).norm() / table.weight[ids].norm():.1f}")
     # --8<-- [end:gemma]
 
