@@ -37,6 +37,13 @@ REQUIRED = [
     "torch.nn.functional.embedding",
     "torch.nn.functional.embedding_bag",
     "torch.nn.functional.one_hot",
+    # docs/large-models.md: quantized tables and the truncated-normal initialiser
+    "torch.ao.nn.quantized.Embedding.__init__",
+    "torch.ao.nn.quantized.Embedding.from_float",
+    "torch.ao.nn.quantized.EmbeddingBag.__init__",
+    "torch.ao.nn.quantized.EmbeddingBag.forward",
+    "torch.ao.nn.quantized.EmbeddingBag.from_float",
+    "torch.nn.init.trunc_normal_",
 ]
 
 
