@@ -69,9 +69,14 @@ def main() -> None:
     W = table.weight.detach()
     ids = torch.arange(V)  # every row
 
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        nnq.Embedding.from_float(_with_qconfig(nn.Embedding(4, 8)))
+    warn_always = torch.is_warn_always_enabled()
+    torch.set_warn_always(True)  # the warning comes from C++, once per process otherwise
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            nnq.Embedding.from_float(_with_qconfig(nn.Embedding(4, 8)))
+    finally:
+        torch.set_warn_always(warn_always)
     assert any("deprecated" in str(w.message) for w in caught)  # PyTorch 2.15.0 warns
 
     print(f"{'storage':<10}{'bytes/row':>10}{'MiB':>8}{'of fp32':>9}"
