@@ -124,6 +124,8 @@ def main() -> None:
         assert flat_module.weight().q_per_channel_scales().item() == 1.0  # not range / 255
     rows = lookup(flat_module, torch.tensor([0]))
     assert torch.equal(rows, flat[:, :1].expand(1, 4))  # every entry snaps to the minimum
+    zero = quantize_embedding(nn.Embedding.from_pretrained(torch.zeros(1, 4)), 8)
+    assert torch.equal(lookup(zero, torch.tensor([0])), torch.zeros(1, 4))  # no spread: exact
     print(f"\na row spread over {250 * eps:.1e}: step = {250 / 255:.2f} x eps, so scale 1.0;"
           f" max |error| {(rows - flat).abs().max():.1e}")
     # --8<-- [end:flat_row]
@@ -140,6 +142,17 @@ def main() -> None:
     assert out.shape == (2, D // 2 + 4 - 8) != (2, D)
     print(f"\n4-bit nnq.Embedding.from_float: lookup of 2 ids gives {tuple(out.shape)}, "
           f"expected (2, {D})")
+    narrow = nn.Embedding(10, 8)  # 8 entries: a packed 4-bit row (8 bytes) has no room for them
+    narrow.qconfig = float_qparams_weight_only_qconfig_4bit
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        narrow = nnq.Embedding.from_float(narrow)
+    try:
+        narrow(torch.tensor([0]))
+    except RuntimeError:
+        pass
+    else:
+        raise AssertionError("the narrow 4-bit nnq.Embedding looked up a row")
     # --8<-- [end:embedding_4bit]
 
 

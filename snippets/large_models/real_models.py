@@ -184,6 +184,9 @@ def main() -> None:
     assert alibi.shape == (heads, 1, T)  # (batch * heads, 1, key position)
     slopes = torch.tensor([2.0 ** (-8 * (h + 1) / heads) for h in range(heads)])
     torch.testing.assert_close(alibi[:, 0, :], slopes[:, None] * torch.arange(T))
+    scores = torch.randn(T)  # one query's scores against T keys
+    shifted = alibi[0, 0] - alibi[0, 0, -1]  # the same bias minus a constant: 0 at the last key
+    torch.testing.assert_close((scores + alibi[0, 0]).softmax(-1), (scores + shifted).softmax(-1))
     print("ALiBi bias, head 0 (slope 1/2):", alibi[0, 0].tolist())
     # --8<-- [end:alibi]
 
