@@ -72,13 +72,13 @@ def test_bpe_loses_only_unseen_characters(text):
 
 @proves("tok-byte-level-round-trip")
 @FAST
-@given(st.text(max_size=60))
+@given(st.text(max_size=60).filter(lambda t: "[PAD]" not in t))  # the exception: next test
 @example("Zürich's otters 🦦")
 @example("\x00\t\r\n\u2028 \U0010ffff")
 def test_byte_level_round_trips_any_text(text):
     """"Any string [...] goes through the byte-level tokenizer and back unchanged, with no
-    unknown token": the vocabulary has no ``[UNK]``, every id is in range, and decoding the ids
-    gives the text back exactly."""
+    unknown token", except a text that spells the special token ``[PAD]``: the vocabulary has
+    no ``[UNK]``, every id is in range, and decoding the ids gives the text back exactly."""
     tok = byte_level_457()
     assert tok.token_to_id("[UNK]") is None
     ids = tok.encode(text).ids
@@ -93,6 +93,7 @@ def test_byte_level_corner_the_special_token_text():
     assert tok.encode("[PAD]").ids == [tok.token_to_id("[PAD]")]
     assert tok.decode(tok.encode("[PAD]").ids) == ""
     assert tok.decode(tok.encode("[PAD]").ids, skip_special_tokens=False) == "[PAD]"
+    assert tok.decode(tok.encode("a [PAD] b").ids) != "a [PAD] b"  # inside a text, too
 
 
 # --- Padding and the attention mask ------------------------------------------------------------

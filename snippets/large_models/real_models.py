@@ -99,7 +99,7 @@ def main() -> None:
     # --8<-- [start:tables]
     print(f"{'model':<12}{'token table':>15}{'tied':>6}{'params':>9}{'in tables':>11}"
           f"{'both ends':>11}{'float32':>11}{'bfloat16':>10}{'8-bit':>10}")
-    models = {}
+    models, shares = {}, {}
     for name, (cls, config) in published_configs().items():
         model = models[name] = build_on_meta(cls, config)
         table = model.get_input_embeddings()  # an nn.Embedding
@@ -112,6 +112,7 @@ def main() -> None:
         n_params = sum(p.numel() for p in model.parameters())  # a tied table counted once
         n_tables = sum(p.numel() for p in embedding_parameters(model))
         n_ends = n_tables + (0 if tied else head.weight.numel())  # an untied head, too
+        shares[name] = (n_tables / n_params, n_ends / n_params)
         V, D = table.weight.shape
         mib = [table_mib(V, D, dt) for dt in ("float32", "bfloat16", "8-bit")]
         assert mib[0] == V * D * table.weight.element_size() / MIB
@@ -127,6 +128,12 @@ def main() -> None:
     assert t5.encoder.embed_tokens.weight is t5.decoder.embed_tokens.weight is t5.shared.weight
     assert sum(p.numel() for p in llama.parameters()) == 6_738_415_616  # the "7B"
     assert sum(p.numel() for p in gpt2.parameters()) == 124_439_808  # the "124M"
+    # the shares the page quotes: a third, a fifth, a ninth, under 2 % (+2 % for Llama's head)
+    assert 0.30 < shares["GPT-2 small"][0] < 0.34 and 0.20 < shares["BERT-base"][0] < 0.23
+    assert 0.10 < shares["T5-base"][0] < 0.12 and shares["Llama 2 7B"][0] < 0.02
+    assert 0.019 < shares["Llama 2 7B"][1] - shares["Llama 2 7B"][0] < 0.02
+    assert all(tied_share == share for name, (share, tied_share) in shares.items()
+               if name != "Llama 2 7B")  # a tied head adds nothing
     # --8<-- [end:tables]
 
     # --8<-- [start:state_dict]
@@ -134,6 +141,7 @@ def main() -> None:
     assert names == ["shared.weight", "encoder.embed_tokens.weight",
                      "decoder.embed_tokens.weight", "lm_head.weight"]
     assert [n for n, _ in t5.named_parameters()].count("lm_head.weight") == 0
+    assert sorted(n for n in t5.state_dict() if n in names) == sorted(names)  # 4 entries, 1 table
     print("\nT5's one table answers to", len(names), "names:", ", ".join(names))
     # --8<-- [end:state_dict]
 
@@ -187,6 +195,9 @@ def main() -> None:
     scores = torch.randn(T)  # one query's scores against T keys
     shifted = alibi[0, 0] - alibi[0, 0, -1]  # the same bias minus a constant: 0 at the last key
     torch.testing.assert_close((scores + alibi[0, 0]).softmax(-1), (scores + shifted).softmax(-1))
+    six = build_alibi_tensor(torch.ones(1, 2), num_heads=6, dtype=torch.float32)[:, 0, 1]
+    formula = torch.tensor([2.0 ** (-8 * (h + 1) / 6) for h in range(6)])
+    assert not torch.allclose(six, formula)  # 6 heads, not a power of two: other slopes
     print("ALiBi bias, head 0 (slope 1/2):", alibi[0, 0].tolist())
     # --8<-- [end:alibi]
 
@@ -244,6 +255,7 @@ def main() -> None:
                          num_hidden_layers=1, num_attention_heads=4, num_key_value_heads=1,
                          bos_token_id=1, eos_token_id=2, pad_token_id=0)
     table = GemmaForCausalLM(config).get_input_embeddings()
+    assert isinstance(table, nn.Embedding) and type(table) is not nn.Embedding  # a subclass
     ids = torch.tensor([5, 6, 7])
     torch.testing.assert_close(table(ids), table.weight[ids] * math.sqrt(64))  # x sqrt(d)
     print(f"\nGemma's table returns rows times sqrt({config.hidden_size}) ="

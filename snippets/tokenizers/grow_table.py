@@ -128,6 +128,13 @@ def main() -> None:
     assert not torch.equal(new[20], new[21])  # drawn, not copied: equal only to ~1e-5
     print(f"largest gap to the mean: {(new[20:] - before.mean(0)).abs().max():.1e}")
     print(f"spread of the old rows:  {before.std(0).mean():.1e} (std per column)")
+
+    # Fewer old rows than columns: their covariance is singular, so no draw, the exact mean.
+    few = tiny_gpt2(vocab_size=5)  # 5 rows of 8 columns: covariance of rank at most 4
+    old = few.get_input_embeddings().weight.detach().clone()
+    grown = few.resize_token_embeddings(7).weight.detach()
+    assert torch.equal(grown[:5], old)
+    torch.testing.assert_close(grown[5:], old.mean(0).expand(2, 8), rtol=0, atol=0)
     # --8<-- [end:hf]
 
     # --8<-- [start:no_mean]

@@ -161,6 +161,10 @@ def main() -> None:
     moved = (emb.weight != table).any(1)
     assert torch.equal(moved, torch.isin(torch.arange(len(vocab)), batch[:, :-1]))  # rows looked up
     print(f"after unfreezing, one step moved {moved.sum()} rows: the ids in the batch")
+    after_one = emb.weight.detach().clone()
+    other = torch.arange(len(vocab))[~moved][-6:][None]  # a batch of ids not looked up before
+    step(other)  # Adam's running averages still move the first batch's rows
+    assert (emb.weight[moved] != after_one[moved]).any(1).all()
     # --8<-- [end:finetune]
 
     # --8<-- [start:pitfall]
