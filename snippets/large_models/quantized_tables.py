@@ -130,6 +130,21 @@ def main() -> None:
           f" max |error| {(rows - flat).abs().max():.1e}")
     # --8<-- [end:flat_row]
 
+    # --8<-- [start:far_row]
+    torch.manual_seed(0)
+    far = 1000 + torch.rand(4, 16)  # rows far from zero, spread about 1
+    half_step = {bits: (far.max(1).values - far.min(1).values) / (2**bits - 1) / 2
+                 for bits in (8, 4)}
+    for bits in (8, 4):
+        rows = lookup(quantize_embedding(nn.Embedding.from_pretrained(far), bits),
+                      torch.arange(4))
+        worst = ((rows - far).abs().max(1).values / half_step[bits]).max()
+        if bits == 8:
+            assert worst <= 1.001  # float32 scale and offset: within half a step
+        else:
+            assert worst > 1.5  # float16 offset: 1000 is stored to the nearest 0.5
+    # --8<-- [end:far_row]
+
     # --8<-- [start:embedding_4bit]
     table.qconfig = float_qparams_weight_only_qconfig_4bit
     with warnings.catch_warnings():

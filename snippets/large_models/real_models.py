@@ -229,6 +229,8 @@ def main() -> None:
     print(f"{'nn.Embedding(4000, 64)':<26}{std:>10.4f}   N(0, 1) (PyTorch's default)")
     for name in ("GPT-2", "BERT", "Llama"):
         assert abs(stds[name] - 0.02) < 0.0005
+    bert_table = BertForMaskedLM(small_configs["BERT"][1]).get_input_embeddings()
+    assert bert_table.padding_idx == 0 and not bert_table.weight[0].any()  # the pad row: zeros
     assert abs(stds["T5"] - 1.0) < 0.02 and abs(stds["nn.Embedding"] - 1.0) < 0.02
     # --8<-- [end:init]
 
