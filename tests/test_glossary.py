@@ -1,0 +1,141 @@
+"""The glossary: one file of definitions, shown as tooltips on every page, and a page that links
+each term to the section that explains it.
+
+``snippets/glossary.md`` holds the definitions as abbreviations (``*[term]: definition``);
+``pymdownx.snippets`` appends it to every page (``auto_append`` in mkdocs.yml) and the ``abbr``
+extension wraps each occurrence of a term in prose in ``<abbr title="definition">``, which
+Material shows as a tooltip (``content.tooltips``). ``docs/glossary.md`` lists the same terms with
+the same definitions and a link to a section. Checked on the session's build of the site.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+from bs4 import BeautifulSoup
+
+from scripts.markdown_fences import ROOT
+from scripts.site import html_of, nav_pages
+
+GLOSSARY = ROOT / "snippets" / "glossary.md"
+ABBR = re.compile(r"^\*\[(?P<term>[^\]]+)\]: (?P<definition>.+)$")
+
+
+def glossary_terms(path: Path = GLOSSARY) -> dict[str, str]:
+    """Term -> definition, from an abbreviations file. Raises ``ValueError`` on any other line:
+    whatever the file holds is appended to every page."""
+    terms: dict[str, str] = {}
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        m = ABBR.match(line)
+        if not m:
+            raise ValueError(f"{path.name}:{n}: not an abbreviation definition: {line!r}")
+        if m["term"] in terms:
+            raise ValueError(f"{path.name}:{n}: {m['term']!r} is defined twice")
+        terms[m["term"]] = m["definition"]
+    return terms
+
+
+def _soup(site: Path, page: str) -> BeautifulSoup:
+    return BeautifulSoup(html_of(site, page).read_text(encoding="utf-8"), "html.parser")
+
+
+def glossary_entries(soup: BeautifulSoup) -> dict[str, tuple[str, list[str]]]:
+    """Term -> (definition text, hrefs of its links), from the built glossary page's ``<dl>``."""
+    entries = {}
+    for dt in soup.article.select("dl > dt"):
+        dd = dt.find_next_sibling("dd")
+        links = [a["href"] for a in dd.find_all("a", href=True)]
+        text = "".join(
+            part.get_text() if hasattr(part, "get_text") else str(part)
+            for part in dd.p.contents if getattr(part, "name", None) != "a"
+        )
+        entries[dt.get_text().strip()] = (" ".join(text.split()), links)
+    return entries
+
+
+def missing_targets(site: Path, page: str, hrefs: list[str]) -> list[str]:
+    """The ``page#fragment`` links in ``hrefs`` (relative to ``page``'s built HTML) whose file
+    or fragment does not exist in ``site``; a link without a fragment counts as missing."""
+    missing = []
+    base = html_of(site, page).parent
+    for href in hrefs:
+        path, _, fragment = href.partition("#")
+        target = (base / path).resolve()
+        target = target / "index.html" if target.is_dir() else target
+        if not fragment or not target.is_file() or not BeautifulSoup(
+            target.read_text(encoding="utf-8"), "html.parser"
+        ).find(id=fragment):
+            missing.append(href)
+    return missing
+
+
+def test_glossary_file_is_only_definitions_and_appended_to_every_page():
+    terms = glossary_terms()
+    for required in ["num_embeddings", "embedding_dim", "one-hot", "gather", "scatter-add", "COO",
+                     "CSR", "offsets", "indptr", "bag", "contextual embedding", "weight tying"]:
+        assert required in terms, f"{required} is missing from {GLOSSARY.name}"
+    config = yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=yaml.BaseLoader)
+    snippets = next(e["pymdownx.snippets"] for e in config["markdown_extensions"]
+                    if isinstance(e, dict) and "pymdownx.snippets" in e)
+    assert snippets["auto_append"] == [GLOSSARY.relative_to(ROOT).as_posix()]
+    assert "content.tooltips" in config["theme"]["features"]
+
+
+def test_glossary_reader_rejects_other_lines(tmp_path):
+    bad = tmp_path / "g.md"
+    bad.write_text("*[a]: fine\nSome prose that would land on every page\n")
+    with pytest.raises(ValueError, match="g.md:2"):
+        glossary_terms(bad)
+
+
+def test_every_term_is_a_tooltip_on_some_page(site):
+    terms = glossary_terms()
+    shown: dict[str, set[str]] = {term: set() for term in terms}
+    for page in nav_pages():
+        if page == "glossary.md":
+            continue
+        for abbr in _soup(site, page).article.find_all("abbr"):
+            term = abbr.get_text()
+            if term in terms:
+                assert abbr.get("title") == terms[term], f"{page}: {term} has another title"
+                shown[term].add(page)
+    unused = sorted(term for term, pages in shown.items() if not pages)
+    assert not unused, f"glossary terms used in the prose of no page: {unused}"
+
+
+def test_no_tooltip_inside_code(site):
+    """abbr leaves code spans and blocks alone (a tooltip there would change copied code)."""
+    inside = [
+        f"{page}: {abbr.get_text()!r}"
+        for page in nav_pages()
+        for abbr in _soup(site, page).select("code abbr, pre abbr")
+    ]
+    assert not inside, "\n".join(inside)
+
+
+def test_glossary_page_links_each_term_to_its_section(site):
+    terms = glossary_terms()
+    soup = _soup(site, "glossary.md")
+    entries = glossary_entries(soup)
+    assert sorted(entries) == sorted(terms), "the glossary page and the glossary file differ"
+    problems = []
+    for term, (definition, hrefs) in entries.items():
+        if definition != terms[term]:
+            problems.append(f"{term}: page says {definition!r}, tooltip {terms[term]!r}")
+        if not hrefs:
+            problems.append(f"{term}: links nowhere")
+        broken = missing_targets(site, "glossary.md", hrefs)
+        problems += [f"{term}: broken link {h}" for h in broken]
+    assert not problems, "\n".join(problems)
+    assert "*[" not in soup.article.get_text(), "an abbreviation definition shows on the page"
+
+
+def test_missing_targets_flags_a_wrong_anchor(site):
+    assert missing_targets(site, "glossary.md", ["../sparsity/#the-csr-correspondence"]) == []
+    assert missing_targets(site, "glossary.md", ["../sparsity/#no-such-section"]) == [
+        "../sparsity/#no-such-section"
+    ]
+    assert missing_targets(site, "glossary.md", ["../sparsity/"]) == ["../sparsity/"]
