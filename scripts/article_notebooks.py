@@ -275,6 +275,10 @@ class _Converter:
         self.prelude_names: dict[str, set[str]] = {}
         self.region_names: dict[str, set[str]] = {}
         self.imported: dict[str, set[str]] = {}
+        #: Per snippet file, how many of the page's includes of it are still to come.
+        self.pending: dict[str, int] = {}
+        #: Snippet files of which a region of ``main()`` ran as a cell.
+        self.ran: set[str] = set()
 
     def code(self, text: str, owner: str = "page") -> None:
         self.out.code(text)
@@ -308,6 +312,18 @@ class _Converter:
         needs a value of an earlier region that a page block has since replaced.
         """
         path, _, name = spec.partition(":")
+        self.pending[path] = self.pending.get(path, 1) - 1
+        self._region(path, name, spec)
+        if self.pending[path] == 0 and path not in self.ran:
+            # No region of main() ran: run the whole file's main(), as the tests do.
+            first, last = _main_lines(path, self.root)
+            lines = (self.root / path).read_text(encoding="utf-8").splitlines()[first - 1:last]
+            body = "\n".join(ln for ln in lines if not re.search(r"--8<-- \[(start|end):", ln))
+            self.out.markdown(f"*The checks of `{path}`, run as `python {path}` runs them:*")
+            self.code(body + "\n\n\nmain()", owner=path)
+            self.ran.add(path)
+
+    def _region(self, path: str, name: str, spec: str) -> None:
         text = _region(spec, self.root)
         start, end = _main_lines(path, self.root)
         source = (self.root / path).read_text(encoding="utf-8")
@@ -339,6 +355,7 @@ class _Converter:
             )
         self.region_names[path] |= _bound(text)
         self.code(text, owner=path)
+        self.ran.add(path)
 
     def fence(self, info: str, body: list[str], before: str, fence: str) -> None:
         """One fenced block, its info string, its lines and the line above it."""
@@ -438,6 +455,10 @@ def article_notebook(page: str, site_url: str, root: Path = ROOT) -> ArticleNote
     text = (root / "docs" / page).read_text(encoding="utf-8")
     text = FRONT_MATTER.sub("", text, count=1)
     converter = _Converter(page, site_url, root)
+    for m in (SNIPPET_LINE.match(ln) for ln in text.splitlines()):
+        if m and m["path"].split(":")[0].endswith(".py"):
+            path = m["path"].split(":")[0]
+            converter.pending[path] = converter.pending.get(path, 0) + 1
     converter.convert(text.splitlines())
     parts = []
     for kind, body in converter.out.cells:

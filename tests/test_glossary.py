@@ -10,32 +10,17 @@ the same definitions and a link to a section. Checked on the session's build of 
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
 import yaml
 from bs4 import BeautifulSoup
 
+from scripts.hooks.glossary import glossary_terms, wrap_code_terms
 from scripts.markdown_fences import ROOT
 from scripts.site import html_of, nav_pages
 
 GLOSSARY = ROOT / "snippets" / "glossary.md"
-ABBR = re.compile(r"^\*\[(?P<term>[^\]]+)\]: (?P<definition>.+)$")
-
-
-def glossary_terms(path: Path = GLOSSARY) -> dict[str, str]:
-    """Term -> definition, from an abbreviations file. Raises ``ValueError`` on any other line:
-    whatever the file holds is appended to every page."""
-    terms: dict[str, str] = {}
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        m = ABBR.match(line)
-        if not m:
-            raise ValueError(f"{path.name}:{n}: not an abbreviation definition: {line!r}")
-        if m["term"] in terms:
-            raise ValueError(f"{path.name}:{n}: {m['term']!r} is defined twice")
-        terms[m["term"]] = m["definition"]
-    return terms
 
 
 def _soup(site: Path, page: str) -> BeautifulSoup:
@@ -50,7 +35,7 @@ def glossary_entries(soup: BeautifulSoup) -> dict[str, tuple[str, list[str]]]:
         links = [a["href"] for a in dd.find_all("a", href=True)]
         text = "".join(
             part.get_text() if hasattr(part, "get_text") else str(part)
-            for part in dd.p.contents if getattr(part, "name", None) != "a"
+            for part in (dd.p or dd).contents if getattr(part, "name", None) != "a"
         )
         entries[dt.get_text().strip()] = (" ".join(text.split()), links)
     return entries
@@ -73,7 +58,7 @@ def missing_targets(site: Path, page: str, hrefs: list[str]) -> list[str]:
 
 
 def test_glossary_file_is_only_definitions_and_appended_to_every_page():
-    terms = glossary_terms()
+    terms = glossary_terms(GLOSSARY)
     for required in ["num_embeddings", "embedding_dim", "one-hot", "gather", "scatter-add", "COO",
                      "CSR", "offsets", "indptr", "bag", "contextual embedding", "weight tying"]:
         assert required in terms, f"{required} is missing from {GLOSSARY.name}"
@@ -92,7 +77,7 @@ def test_glossary_reader_rejects_other_lines(tmp_path):
 
 
 def test_every_term_is_a_tooltip_on_some_page(site):
-    terms = glossary_terms()
+    terms = glossary_terms(GLOSSARY)
     shown: dict[str, set[str]] = {term: set() for term in terms}
     for page in nav_pages():
         if page == "glossary.md":
@@ -106,8 +91,17 @@ def test_every_term_is_a_tooltip_on_some_page(site):
     assert not unused, f"glossary terms used in the prose of no page: {unused}"
 
 
+def test_code_terms_get_a_tooltip_outside_the_code():
+    terms = {"indptr": 'CSR\'s "row" pointers', "bag": "b"}
+    html = "<p><code>indptr</code> <code>x</code></p><pre><code>indptr</code></pre>"
+    assert wrap_code_terms(html, terms) == (
+        '<p><abbr title="CSR&#x27;s &quot;row&quot; pointers"><code>indptr</code></abbr> '
+        "<code>x</code></p><pre><code>indptr</code></pre>"
+    )
+
+
 def test_no_tooltip_inside_code(site):
-    """abbr leaves code spans and blocks alone (a tooltip there would change copied code)."""
+    """No ``<abbr>`` inside code: in a code block it would change the code a reader copies."""
     inside = [
         f"{page}: {abbr.get_text()!r}"
         for page in nav_pages()
@@ -117,7 +111,7 @@ def test_no_tooltip_inside_code(site):
 
 
 def test_glossary_page_links_each_term_to_its_section(site):
-    terms = glossary_terms()
+    terms = glossary_terms(GLOSSARY)
     soup = _soup(site, "glossary.md")
     entries = glossary_entries(soup)
     assert sorted(entries) == sorted(terms), "the glossary page and the glossary file differ"
