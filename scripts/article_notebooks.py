@@ -32,6 +32,7 @@ returned, keyed by its path relative to the notebook (``snippets/data/river_town
 from __future__ import annotations
 
 import ast
+import builtins
 import re
 import textwrap
 from dataclasses import dataclass, field
@@ -174,6 +175,8 @@ def _snippet_prelude(path: str, root: Path = ROOT) -> tuple[str, list[str]]:
             drop.append((node.lineno, node.end_lineno))
         elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("snippets."):
             module = node.module.replace(".", "/") + ".py"
+            if not (root / module).is_file():
+                continue  # ``from snippets.pkg import module``: shipped with the notebook
             imports.append(module)
             names = ", ".join(a.name for a in node.names)
             lines[node.lineno - 1] = f"# {names}: from {module}, in a cell above"
@@ -279,6 +282,8 @@ class _Converter:
         self.pending: dict[str, int] = {}
         #: Snippet files of which a region of ``main()`` ran as a cell.
         self.ran: set[str] = set()
+        #: Snippet files whose ``main()`` regions cannot run one by one (see :meth:`region`).
+        self.piecewise_off: set[str] = set()
 
     def code(self, text: str, owner: str = "page") -> None:
         self.out.code(text)
@@ -314,7 +319,7 @@ class _Converter:
         path, _, name = spec.partition(":")
         self.pending[path] = self.pending.get(path, 1) - 1
         self._region(path, name, spec)
-        if self.pending[path] == 0 and path not in self.ran:
+        if self.pending[path] == 0 and (path not in self.ran or path in self.piecewise_off):
             # No region of main() ran: run the whole file's main(), as the tests do.
             first, last = _main_lines(path, self.root)
             lines = (self.root / path).read_text(encoding="utf-8").splitlines()[first - 1:last]
@@ -337,6 +342,17 @@ class _Converter:
             )
             return
         reads = _read(text)
+        known = (self.prelude_names[path] | self.region_names[path] | _bound(text)
+                 | set(dir(builtins)))
+        if path in self.piecewise_off or reads - known:
+            # The region reads a name that main() binds outside any region (a `with` around
+            # it, say): it cannot run alone. Show it; main() runs after the file's last region.
+            self.piecewise_off.add(path)
+            self.out.markdown(
+                f"*From `main()` in `{path}`, which runs in full below.*\n\n"
+                + "\n".join(["```python", text.rstrip("\n"), "```"])
+            )
+            return
         stale = {
             n for n in reads
             if n in self.prelude_names[path] - self.imported[path] and self.owner.get(n) != path
@@ -445,6 +461,30 @@ class _Converter:
         flush()
 
 
+def _shipped_modules(code: str, root: Path) -> list[str]:
+    """Snippet modules that ``code`` imports whole (``from snippets.pkg import module``), with
+    the snippet modules those import and the packages' ``__init__.py`` files, as paths under
+    ``root``, sorted. The notebook imports them as in the repository, so they travel with it."""
+    found: set[str] = set()
+    todo = [(code, False)]  # the notebook's cells inline ``from snippets.a.b import name``
+    while todo:
+        text, shipped = todo.pop()
+        for node in ast.walk(ast.parse(text)):
+            if not isinstance(node, ast.ImportFrom) or not (node.module or "").startswith("snip"):
+                continue
+            folder = node.module.replace(".", "/")
+            paths = [f"{folder}/{a.name}.py" for a in node.names] + [f"{folder}.py"] * shipped
+            for path in paths:
+                if (root / path).is_file() and path not in found:
+                    found.add(path)
+                    todo.append(((root / path).read_text(encoding="utf-8"), True))
+    packages = {
+        "/".join(PurePosixPath(p).parts[:n]) + "/__init__.py"
+        for p in found for n in range(1, len(PurePosixPath(p).parts))
+    }
+    return sorted(found | {p for p in packages if (root / p).is_file()})
+
+
 def article_notebook(page: str, site_url: str, root: Path = ROOT) -> ArticleNotebook:
     """The notebook of the article ``docs/<page>`` (``page`` like ``lookup-tables.md``).
 
@@ -475,8 +515,10 @@ def article_notebook(page: str, site_url: str, root: Path = ROOT) -> ArticleNote
     for n, cell in enumerate(notebook.cells):
         cell.id = f"cell-{n}"  # stable ids: the same page gives the same bytes
         cell.metadata = {}
-    code = "\n".join(converter.code_text)
-    data = {
+    shipped = _shipped_modules("\n".join(converter.code_text), root)
+    code = "\n".join(converter.code_text + [(root / m).read_text("utf-8") for m in shipped])
+    data = {m: (root / m).read_bytes() for m in shipped}
+    data |= {
         f.relative_to(root).as_posix(): f.read_bytes()
         for f in sorted((root / DATA_DIR).glob("*"))
         if f.is_file() and f.name != "README.md" and f.name in code
