@@ -130,3 +130,31 @@ def test_a_missing_region_is_an_error(tmp_path):
     page.write_text(page.read_text().replace("count.py:count", "count.py:gone"))
     with pytest.raises(ValueError, match="no region 'gone'"):
         article_notebook("page.md", SITE_URL, root)
+
+
+def test_a_region_that_cannot_run_alone_is_shown_and_main_runs(tmp_path):
+    """A region inside a ``with`` of main() reads a name no region binds: it is shown, and the
+    file's main() runs whole after its last region. A module imported whole ships in the zip."""
+    root = _project(tmp_path)
+    (root / "snippets" / "demo" / "wrapped.py").write_text(
+        "from snippets.demo import count\n\n\n"
+        "def main():\n    with open(count.TEXT) as handle:\n"
+        "        # --8<-- [start:read]\n        first = handle.read().split()[0]\n"
+        "        # --8<-- [end:read]\n    assert first == 'a'\n    print(first)\n"
+    )
+    (root / "docs" / "page.md").write_text(
+        '# Page\n\n```python title="snippets/demo/wrapped.py — read"\n'
+        '--8<-- "snippets/demo/wrapped.py:read"\n```\n'
+    )
+    article = article_notebook("page.md", SITE_URL, root)
+    code = [c.source for c in article.notebook.cells if c.cell_type == "code"]
+    text = "\n".join(c.source for c in article.notebook.cells)
+    assert "*From `main()` in `snippets/demo/wrapped.py`, which runs in full below.*" in text
+    assert code[-1].startswith("def main():") and code[-1].endswith("\nmain()")
+    assert "from snippets.demo import count" in code[0]  # kept: the module travels with it
+    assert sorted(article.data) == ["snippets/data/words.txt", "snippets/demo/count.py"]
+    folder = tmp_path / "out"
+    zipfile.ZipFile(io.BytesIO(zip_bytes(article))).extractall(folder)
+    nb = nbformat.read(folder / "page" / "page.ipynb", as_version=4)
+    run_notebook(nb, folder / "page")
+    assert nb.cells[-1].outputs[0]["text"] == "a\n"
