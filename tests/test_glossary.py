@@ -16,7 +16,7 @@ import pytest
 import yaml
 from bs4 import BeautifulSoup
 
-from scripts.hooks.glossary import glossary_terms, wrap_code_terms
+from scripts.hooks.glossary import first_uses_only, glossary_terms, wrap_code_terms
 from scripts.markdown_fences import ROOT
 from scripts.site import html_of, nav_pages
 
@@ -98,6 +98,22 @@ def test_code_terms_get_a_tooltip_outside_the_code():
         '<p><abbr title="CSR&#x27;s &quot;row&quot; pointers"><code>indptr</code></abbr> '
         "<code>x</code></p><pre><code>indptr</code></pre>"
     )
+
+
+def test_only_the_first_use_of_a_term_keeps_its_tooltip():
+    html = ('<p><abbr title="t">bag</abbr> <abbr title="c"><code>CSR</code></abbr> '
+            '<abbr title="t">bag</abbr> <abbr title="c"><code>CSR</code></abbr></p>')
+    assert first_uses_only(html) == (
+        '<p><abbr title="t">bag</abbr> <abbr title="c"><code>CSR</code></abbr> bag '
+        "<code>CSR</code></p>"
+    )
+
+
+def test_each_term_has_one_tooltip_per_page(site):
+    for page in nav_pages():
+        terms = [a.get_text() for a in _soup(site, page).article.find_all("abbr")]
+        repeated = sorted({t for t in terms if terms.count(t) > 1})
+        assert not repeated, f"{page}: more than one tooltip for {repeated}"
 
 
 def test_no_tooltip_inside_code(site):

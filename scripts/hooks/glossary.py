@@ -8,6 +8,11 @@ copies. But parameter names such as ``num_embeddings``, ``padding_idx`` or ``ind
 as inline code in prose (`` `num_embeddings` ``) and would never get their definition. This hook
 wraps an inline code span whose whole text is a glossary term, ``<code>indptr</code>``, in the
 same ``<abbr>``, outside the ``<code>``; code blocks (``<pre>``) are left alone.
+
+Then only the first use of each term on a page keeps its ``<abbr>``: the definition is one hover
+away where the term first appears (as a glossary link would be), the page is not dotted with
+underlines, and Material sets up one tooltip per term instead of one per use (each is an element
+and listeners, set up when the page loads).
 """
 
 from __future__ import annotations
@@ -60,11 +65,32 @@ def wrap_code_terms(page_html: str, terms: dict[str, str]) -> str:
     return pattern.sub(wrap, page_html)
 
 
+ABBR_TAG = re.compile(r'<abbr title="(?P<title>[^"]*)">(?P<inner>.*?)</abbr>', re.S)
+TAG = re.compile(r"<[^>]+>")
+
+
+def first_uses_only(page_html: str) -> str:
+    """``page_html`` with every ``<abbr>`` after the first of the same term unwrapped.
+
+    A term is the ``<abbr>``'s text without tags (``<abbr><code>x</code></abbr>`` is ``x``).
+    """
+    seen: set[str] = set()
+
+    def keep_first(match: re.Match) -> str:
+        term = TAG.sub("", match["inner"])
+        if term in seen:
+            return match["inner"]
+        seen.add(term)
+        return match[0]
+
+    return ABBR_TAG.sub(keep_first, page_html)
+
+
 def on_page_content(html_: str, *, page: Page, config: MkDocsConfig, files) -> str:
-    """Give the glossary's terms written as inline code their tooltip (MkDocs event)."""
+    """Tooltips for terms written as inline code; one per term and page (MkDocs event)."""
     path = Path(config.config_file_path).resolve().parent / GLOSSARY
     try:
         terms = glossary_terms(path)
     except (OSError, ValueError) as err:
         raise PluginError(f"glossary: {err}") from err
-    return wrap_code_terms(html_, terms)
+    return first_uses_only(wrap_code_terms(html_, terms))
