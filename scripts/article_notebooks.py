@@ -462,22 +462,23 @@ class _Converter:
 
 
 def _shipped_modules(code: str, root: Path) -> list[str]:
-    """Snippet modules that ``code`` imports whole (``from snippets.pkg import module``), with
-    the snippet modules those import and the packages' ``__init__.py`` files, as paths under
-    ``root``, sorted. The notebook imports them as in the repository, so they travel with it."""
+    """Snippet modules that ``code`` imports (``from snippets.pkg.mod import name`` in a page's
+    block, ``from snippets.pkg import mod``), with the snippet modules those import and the
+    packages' ``__init__.py`` files, as paths under ``root``, sorted. The notebook imports them as
+    in the repository, so they travel with it."""
     found: set[str] = set()
-    todo = [(code, False)]  # the notebook's cells inline ``from snippets.a.b import name``
+    todo = [code]  # a helpers cell turns its own snippet imports into comments: not shipped
     while todo:
-        text, shipped = todo.pop()
+        text = todo.pop()
         for node in ast.walk(ast.parse(text)):
             if not isinstance(node, ast.ImportFrom) or not (node.module or "").startswith("snip"):
                 continue
             folder = node.module.replace(".", "/")
-            paths = [f"{folder}/{a.name}.py" for a in node.names] + [f"{folder}.py"] * shipped
+            paths = [f"{folder}/{a.name}.py" for a in node.names] + [f"{folder}.py"]
             for path in paths:
                 if (root / path).is_file() and path not in found:
                     found.add(path)
-                    todo.append(((root / path).read_text(encoding="utf-8"), True))
+                    todo.append((root / path).read_text(encoding="utf-8"))
     packages = {
         "/".join(PurePosixPath(p).parts[:n]) + "/__init__.py"
         for p in found for n in range(1, len(PurePosixPath(p).parts))
