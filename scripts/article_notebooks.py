@@ -240,7 +240,8 @@ def _statements_binding(path: str, names: set[str], root: Path = ROOT) -> str:
 
 
 def _region(spec: str, root: Path = ROOT) -> str:
-    """The code of ``path:region`` (dedented, markers removed), or the whole file for ``path``.
+    """The code of ``path:region`` (dedented, markers removed), lines ``start`` to ``end`` of
+    ``path:start:end`` (either may be empty), or the whole file for ``path``.
 
     Raises ``ValueError`` if the region is not in the file.
     """
@@ -248,6 +249,10 @@ def _region(spec: str, root: Path = ROOT) -> str:
     text = (root / path).read_text(encoding="utf-8")
     if not name:
         return text
+    lines = re.fullmatch(r"(\d*):(\d*)", name)  # ``path:start:end``, 1-based, inclusive
+    if lines:
+        start, end = int(lines[1] or 1), int(lines[2] or len(text.splitlines()))
+        return "".join(text.splitlines(keepends=True)[start - 1:end])
     m = re.search(
         rf"^[^\n]*--8<-- \[start:{re.escape(name)}\][^\n]*\n(?P<body>.*?)^[^\n]*--8<-- "
         rf"\[end:{re.escape(name)}\]",
