@@ -158,3 +158,13 @@ def test_a_region_that_cannot_run_alone_is_shown_and_main_runs(tmp_path):
     nb = nbformat.read(folder / "page" / "page.ipynb", as_version=4)
     run_notebook(nb, folder / "page")
     assert nb.cells[-1].outputs[0]["text"] == "a\n"
+
+
+def test_line_range_includes_are_inlined(tmp_path):
+    """``--8<-- "file:start:end"`` (pymdownx.snippets' line ranges, 1-based, inclusive)."""
+    from scripts.article_notebooks import _region
+
+    (tmp_path / "f.out").write_text("one\ntwo\nthree\n")
+    assert _region("f.out::2", tmp_path) == "one\ntwo\n"
+    assert _region("f.out:2:2", tmp_path) == "two\n"
+    assert _region("f.out:3:", tmp_path) == "three\n"
