@@ -22,6 +22,7 @@ from scripts.markdown_fences import ROOT
 from snippets.large_models.quantized_tables import lookup, quantize_embedding
 from snippets.large_models.real_models import table_mib
 from snippets.large_models.sharded_table import P, RowWiseShardedEmbedding, hashed_rows
+from tests.claim_register import proves
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
@@ -32,6 +33,7 @@ FAST = settings(max_examples=40, deadline=None,
 # --- Tying -----------------------------------------------------------------------------------
 
 
+@proves("large-tying-on-meta")
 @settings(max_examples=8, deadline=None)
 @given(vocab=st.integers(8, 5000), heads=st.integers(1, 4), head_dim=st.sampled_from([8, 16]))
 def test_tying_is_made_at_construction_on_meta(vocab, heads, head_dim):
@@ -92,6 +94,7 @@ def _rotary(head_dim: int):
     return rotate
 
 
+@proves("large-rotary-offset")
 @FAST
 @given(head_dim=st.sampled_from([8, 16, 64, 128]), m=st.integers(0, 4000),
        n=st.integers(0, 4000), shift=st.integers(-4000, 4000), seed=st.integers(0, 2**16))
@@ -119,6 +122,7 @@ finite_f32 = st.floats(width=32, allow_nan=False, allow_infinity=False,
                        max_value=3.3800000765064914e38).filter(lambda x: abs(x) >= 2**-126)
 
 
+@proves("large-rounding-bounds")
 @FAST
 @given(values=st.lists(finite_f32, min_size=1, max_size=64))
 def test_bfloat16_rounds_every_finite_entry_within_2_to_minus_8(values):
@@ -129,6 +133,7 @@ def test_bfloat16_rounds_every_finite_entry_within_2_to_minus_8(values):
     assert rel.max() <= 2**-8
 
 
+@proves("large-rounding-bounds")
 @FAST
 @given(values=st.lists(st.floats(min_value=2**-14, max_value=65504, width=32), min_size=1,
                        max_size=64), signs=st.lists(st.booleans(), min_size=64, max_size=64))
@@ -140,6 +145,7 @@ def test_float16_rounds_normal_range_entries_within_2_to_minus_11(values, signs)
     assert rel.max() <= 2**-11
 
 
+@proves("large-autocast-lookup")
 @FAST
 @given(V=st.integers(1, 200), D=st.integers(1, 32), n=st.integers(0, 50),
        dtype=st.sampled_from([torch.float32, torch.bfloat16]), seed=st.integers(0, 2**16))
@@ -157,6 +163,7 @@ def test_autocast_leaves_every_lookup_unchanged(V, D, n, dtype, seed):
     assert y.dtype == torch.bfloat16
 
 
+@proves("large-quantized-half-step")
 @settings(max_examples=25, deadline=None)
 @given(V=st.integers(1, 60), half_D=st.integers(1, 48), std=st.floats(1e-3, 10.0),
        seed=st.integers(0, 2**16), bits=st.sampled_from([8, 4]))
@@ -192,6 +199,7 @@ def test_quantized_rows_stay_within_half_a_step_and_take_the_stated_bytes(V, hal
 # --- Tables too big for one device -----------------------------------------------------------
 
 
+@proves("large-hashing-in-range")
 @FAST
 @given(ids=st.lists(st.integers(0, P - 1), max_size=100), num_rows=st.integers(1, 10**9),
        seed=st.integers(0, 1000))
@@ -208,6 +216,7 @@ def test_hashed_rows_are_always_in_range_and_deterministic(ids, num_rows, seed):
         hashed_rows(torch.tensor([P]), num_rows, seed)
 
 
+@proves("large-rowwise-sharding")
 @FAST
 @given(V=st.integers(1, 100), D=st.integers(1, 8), data=st.data(), seed=st.integers(0, 2**16))
 def test_rowwise_sharded_lookup_and_gradient_equal_the_unsharded_ones(V, D, data, seed):
