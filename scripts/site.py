@@ -36,8 +36,7 @@ def build_site(project: Path, dest: Path) -> subprocess.CompletedProcess:
         stderr=subprocess.STDOUT,
         text=True,
         timeout=110,
-        # Material prints a banner about its successor that is not about this site.
-        env={**os.environ, "NO_MKDOCS_2_WARNING": "1", "NO_COLOR": "1"},
+        env={**os.environ, "NO_COLOR": "1"},
     )
 
 

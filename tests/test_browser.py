@@ -13,8 +13,12 @@ For each page listed in ``mkdocs.yml``'s ``nav`` (pages added later are covered 
   (Material's search ignores ``fill()``);
 * a code block scrolled into view gets its copy button (blocks are set up lazily), and every
   code block's placeholder height (used while it is off screen) equals its real height;
-* a full-page screenshot in each palette lands in ``<site>/_screenshots/<page>-{light,dark}.png``
-  (the ``screenshots`` fixture in ``tests/conftest.py``; the folder is named at the end of the run).
+* a full-page screenshot in each palette lands in ``screenshots/<page>-{light,dark}.png`` in the
+  run's temporary folder (the ``screenshots`` fixture in ``tests/conftest.py``; the folder is
+  named at the end of the run).
+
+Each page is opened once and checked for all of the above; the pages are spread over the
+workers of ``pytest -n``, each worker with its own Chromium and its own local server.
 
 Without Chromium at ``/usr/bin/chromium`` or the ``playwright`` package these tests are skipped,
 with a reason saying how to install both; with ``REQUIRE_BROWSER=1`` in the environment (as
