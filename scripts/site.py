@@ -35,7 +35,7 @@ def build_site(project: Path, dest: Path) -> subprocess.CompletedProcess:
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
-        timeout=110,
+        timeout=300,  # a hung build fails; a busy machine can need minutes
         env={**os.environ, "NO_COLOR": "1"},
     )
 

@@ -84,12 +84,15 @@ def site(site_build) -> Path:
 
 
 @pytest.fixture(scope="session")
-def screenshots(tmp_path_factory) -> Path:
-    """``<run folder>/screenshots/``: the browser test's screenshots of each page, light and dark.
+def screenshots(tmp_path_factory) -> Path | None:
+    """``<run folder>/screenshots/``, where the browser test saves full-page screenshots of each
+    page, light and dark, when ``BROWSER_SCREENSHOTS=1`` is set; None (no screenshots) otherwise.
 
     Outside the site folder, which tests compare byte for byte; named at the end of the run (see
     :func:`pytest_terminal_summary`).
     """
+    if os.environ.get("BROWSER_SCREENSHOTS") != "1":
+        return None
     folder = run_folder(tmp_path_factory) / "screenshots"
     folder.mkdir(exist_ok=True)
     return folder

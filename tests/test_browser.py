@@ -13,9 +13,11 @@ For each page listed in ``mkdocs.yml``'s ``nav`` (pages added later are covered 
   (Material's search ignores ``fill()``);
 * a code block scrolled into view gets its copy button (blocks are set up lazily), and every
   code block's placeholder height (used while it is off screen) equals its real height;
-* a full-page screenshot in each palette lands in ``screenshots/<page>-{light,dark}.png`` in the
-  run's temporary folder (the ``screenshots`` fixture in ``tests/conftest.py``; the folder is
-  named at the end of the run).
+* with ``BROWSER_SCREENSHOTS=1`` in the environment, a full-page screenshot in each palette lands
+  in ``screenshots/<page>-{light,dark}.png`` in the run's temporary folder (the ``screenshots``
+  fixture in ``tests/conftest.py``; the folder is named at the end of the run). They are for a
+  contributor to look at, not checks, and encoding them took as long as all the checks of a
+  long page together, so a plain ``pytest`` run takes none.
 
 Each page is opened once and checked for all of the above; the pages are spread over the
 workers of ``pytest -n``, each worker with its own Chromium and its own local server.
@@ -210,7 +212,8 @@ def test_page_in_a_real_browser(page, browser, base_url, screenshots):
                 f"code block {wrong['text']!r}: placeholder {wrong['placeholder']:.1f} px, "
                 f"real height {wrong['real']:.1f} px"
             )
-        tab.screenshot(path=screenshots / f"{page_slug(page)}-light.png", full_page=True)
+        if screenshots is not None:
+            tab.screenshot(path=screenshots / f"{page_slug(page)}-light.png", full_page=True)
 
         # The toggle is a <label> for the palette radio; a reader clicks the moon icon.
         tab.locator('label[title="Switch to dark mode"]').click()
@@ -218,7 +221,8 @@ def test_page_in_a_real_browser(page, browser, base_url, screenshots):
         for i in range(dark.count()):
             assert dark.nth(i).is_visible(), f"{page}: dark figure {i} hidden in dark mode"
             assert light.nth(i).is_hidden(), f"{page}: light figure {i} shown in dark mode"
-        tab.screenshot(path=screenshots / f"{page_slug(page)}-dark.png", full_page=True)
+        if screenshots is not None:
+            tab.screenshot(path=screenshots / f"{page_slug(page)}-dark.png", full_page=True)
 
         # Search as a reader does: "/" focuses the box, then real key presses.
         title = search_terms(tab)

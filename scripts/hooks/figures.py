@@ -331,6 +331,10 @@ def on_files(files: Files, *, config: MkDocsConfig) -> Files:
         else:
             todo.append(plan)
     if todo:
+        log.info(
+            "figures: drawing %d module(s) (%d from the cache): %s", len(todo),
+            len(plans) - len(todo), ", ".join(p.rel for p in todo),
+        )
         pool = _pool(figure_scripts(root))
         for plan in todo:
             placeholders = [File.generated(config, uri, content=b"") for uri in plan.paths(themes)]
