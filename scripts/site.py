@@ -23,10 +23,12 @@ import yaml
 from scripts.markdown_fences import ROOT
 
 
-def build_site(project: Path, dest: Path) -> subprocess.CompletedProcess:
+def build_site(project: Path, dest: Path, env: dict[str, str] | None = None
+               ) -> subprocess.CompletedProcess:
     """Run ``mkdocs build --strict`` for ``project`` into ``dest``; return the finished process.
 
-    Output (stdout and stderr together, text) is in ``.stdout``. Never raises on a failed build.
+    Output (stdout and stderr together, text) is in ``.stdout``. ``env`` adds environment
+    variables. Never raises on a failed build (``subprocess.TimeoutExpired`` after 300 s).
     """
     return subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(project / "mkdocs.yml"),
@@ -36,7 +38,7 @@ def build_site(project: Path, dest: Path) -> subprocess.CompletedProcess:
         stderr=subprocess.STDOUT,
         text=True,
         timeout=300,  # a hung build fails; a busy machine can need minutes
-        env={**os.environ, "NO_COLOR": "1"},
+        env={**os.environ, "NO_COLOR": "1", **(env or {})},
     )
 
 

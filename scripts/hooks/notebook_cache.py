@@ -16,7 +16,9 @@ mkdocs-jupyter renders (HTML body, table of contents, title) in
 On a hit the notebook is not executed; on a miss mkdocs-jupyter executes it as before (a failing
 cell still fails the build) and the result is stored. The notebook hook (``notebooks.py``)
 restyles the page afterwards either way, so editing that hook needs no new execution. Entries
-that a build did not use are deleted after it. ``rm -rf .cache`` forgets everything.
+that a build did not use are deleted after it. ``rm -rf .cache`` forgets everything; with
+``NOTEBOOK_CACHE=off`` in the environment a build neither reads nor writes the cache (the test
+that two builds are byte-identical uses it, so that its second build executes every notebook).
 
 MkDocs runs hooks after plugins, so ``on_pre_page`` here sees the ``render`` method that
 mkdocs-jupyter has just put on the page, and wraps it.
@@ -110,7 +112,8 @@ def on_pre_build(*, config: MkDocsConfig) -> None:
 
 def on_pre_page(page: Page, *, config: MkDocsConfig, files) -> Page:
     """Serve a notebook page from the cache, or render it and store it (MkDocs event)."""
-    if not page.file.src_uri.endswith(".ipynb") or PLUGIN not in config.plugins:
+    if (not page.file.src_uri.endswith(".ipynb") or PLUGIN not in config.plugins
+            or os.environ.get("NOTEBOOK_CACHE") == "off"):
         return page
     plugin_config = dict(config.plugins[PLUGIN].config)
     key = notebook_key(Path(page.file.abs_src_path), plugin_config)
