@@ -171,5 +171,6 @@ def test_a_broken_figure_script_fails_the_build_naming_it(tmp_path):
     project = minimal_project(tmp_path, {"fine": figure("fine"), "zz_broken_example": broken})
     proc = build_site(project, tmp_path / "out")
     assert proc.returncode != 0
-    assert "snippets/zz_broken_example/figures.py" in proc.stdout, proc.stdout[-2000:]
-    assert "upside_down" in proc.stdout and "no axes" in proc.stdout
+    error = [ln for ln in proc.stdout.splitlines() if "upside_down" in ln and "no axes" in ln]
+    assert error, proc.stdout[-2000:]
+    assert "snippets/zz_broken_example/figures.py" in error[0], error[0]
