@@ -12,6 +12,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import material
+import pytest
 from bs4 import BeautifulSoup
 
 from scripts.markdown_fences import ROOT
@@ -125,6 +126,7 @@ def test_the_build_log_says_nothing_a_contributor_must_learn_to_ignore(site_buil
     assert not other, "\n".join(other)
 
 
+@pytest.mark.timeout(400)  # a whole build, notebooks executed: scripts/site.py allows it 300 s
 def test_two_builds_of_the_same_sources_are_byte_identical(site, tmp_path):
     """A second strict build gives the same files, byte for byte: nothing depends on the clock,
     the order of a set or the process (the sitemap's dates come from the last commit, see
