@@ -23,21 +23,23 @@ import yaml
 from scripts.markdown_fences import ROOT
 
 
-def build_site(project: Path, dest: Path, env: dict[str, str] | None = None
-               ) -> subprocess.CompletedProcess:
-    """Run ``mkdocs build --strict`` for ``project`` into ``dest``; return the finished process.
+def build_site(project: Path, dest: Path, generator: str = "mkdocs", timeout: float = 300,
+               env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """Run ``<generator> build --strict`` for ``project`` into ``dest``; return the process.
 
-    Output (stdout and stderr together, text) is in ``.stdout``. ``env`` adds environment
-    variables. Never raises on a failed build (``subprocess.TimeoutExpired`` after 300 s).
+    ``generator`` is ``"mkdocs"`` or ``"properdocs"`` (MkDocs' continuation, which reads the same
+    ``mkdocs.yml``: see ``scripts/properdocs_check.py``). Output (stdout and stderr together, text)
+    is in ``.stdout``. ``env`` adds environment variables. Never raises on a failed build; raises
+    ``subprocess.TimeoutExpired`` after ``timeout`` seconds (a busy machine can need minutes).
     """
     return subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(project / "mkdocs.yml"),
+        [sys.executable, "-m", generator, "build", "--strict", "-f", str(project / "mkdocs.yml"),
          "-d", str(dest)],
         cwd=project,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
-        timeout=300,  # a hung build fails; a busy machine can need minutes
+        timeout=timeout,
         env={**os.environ, "NO_COLOR": "1", **(env or {})},
     )
 
