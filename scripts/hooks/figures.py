@@ -311,8 +311,34 @@ def _pool(scripts: list[Path]) -> ProcessPoolExecutor:
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload([WORKER_MODULE, *_third_party_imports(scripts)])
         _Build.pool = ProcessPoolExecutor(max_workers=max(1, os.cpu_count() or 1),
-                                          mp_context=context)
+                                          mp_context=context,
+                                          initializer=importlib.import_module(
+                                              WORKER_MODULE)._exit_with,
+                                          initargs=(os.getpid(),))
     return _Build.pool
+
+
+def _exit_with(pid: int) -> None:
+    """In a worker: exit as soon as process ``pid`` (the build) has gone.
+
+    A build that ends normally, or a ``mkdocs serve`` stopped with Ctrl-C, stops its workers;
+    one that is killed (a test's time limit, ``kill``) would otherwise leave them waiting for
+    work, each holding the modules it imported (hundreds of MB with torch).
+    """
+    import threading
+    import time
+
+    def watch() -> None:
+        while True:
+            time.sleep(1)
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                os._exit(0)
+            except PermissionError:  # pid reused by another user's process: ours is gone
+                os._exit(0)
+
+    threading.Thread(target=watch, name="exit-with-build", daemon=True).start()
 
 
 def on_files(files: Files, *, config: MkDocsConfig) -> Files:
