@@ -17,8 +17,14 @@ For each page listed in ``mkdocs.yml``'s ``nav`` (pages added later are covered 
   definition in Material's tooltip;
 * every link of the page's notebook download box downloads, from the local server, a notebook
   (or a zip holding one, or a data file);
-* a full-page screenshot in each palette lands in ``<site>/_screenshots/<page>-{light,dark}.png``
-  (the ``screenshots`` fixture in ``tests/conftest.py``; the folder is named at the end of the run).
+* with ``BROWSER_SCREENSHOTS=1`` in the environment, a full-page screenshot in each palette lands
+  in ``screenshots/<page>-{light,dark}.png`` in the run's temporary folder (the ``screenshots``
+  fixture in ``tests/conftest.py``; the folder is named at the end of the run). They are for a
+  contributor to look at, not checks, and encoding them took as long as all the checks of a
+  long page together, so a plain ``pytest`` run takes none.
+
+Each page is opened once and checked for all of the above; the pages are spread over the
+workers of ``pytest -n``, each worker with its own Chromium and its own local server.
 
 Without Chromium at ``/usr/bin/chromium`` or the ``playwright`` package these tests are skipped,
 with a reason saying how to install both; with ``REQUIRE_BROWSER=1`` in the environment (as
@@ -264,7 +270,8 @@ def test_page_in_a_real_browser(page, browser, base_url, screenshots):
                 f"code block {wrong['text']!r}: placeholder {wrong['placeholder']:.1f} px, "
                 f"real height {wrong['real']:.1f} px"
             )
-        tab.screenshot(path=screenshots / f"{page_slug(page)}-light.png", full_page=True)
+        if screenshots is not None:
+            tab.screenshot(path=screenshots / f"{page_slug(page)}-light.png", full_page=True)
 
         # The toggle is a <label> for the palette radio; a reader clicks the moon icon.
         tab.locator('label[title="Switch to dark mode"]').click()
@@ -272,7 +279,8 @@ def test_page_in_a_real_browser(page, browser, base_url, screenshots):
         for i in range(dark.count()):
             assert dark.nth(i).is_visible(), f"{page}: dark figure {i} hidden in dark mode"
             assert light.nth(i).is_hidden(), f"{page}: light figure {i} shown in dark mode"
-        tab.screenshot(path=screenshots / f"{page_slug(page)}-dark.png", full_page=True)
+        if screenshots is not None:
+            tab.screenshot(path=screenshots / f"{page_slug(page)}-dark.png", full_page=True)
 
         # Search as a reader does: "/" focuses the box, then real key presses.
         title = search_terms(tab)
