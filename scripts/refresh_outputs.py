@@ -23,11 +23,17 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+import os
 import runpy
 import sys
 from pathlib import Path
 
 from scripts.markdown_fences import ROOT, markdown_files, read_fences, run_block
+
+# Blocks run in this process; the CUDA build of torch would print Kineto's progress lines
+# (`USDT: ... profiler_start`, `gpuGetDeviceCount failed`) into the terminal whenever one runs
+# torch.profiler. Levels above USDT (5, the highest) silence them, as in tests/conftest.py.
+os.environ.setdefault("KINETO_LOG_LEVEL", "6")
 
 
 def refresh_markdown(path: Path, write: bool, errors: list[str] | None = None) -> list[str]:

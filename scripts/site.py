@@ -23,14 +23,14 @@ import yaml
 from scripts.markdown_fences import ROOT
 
 
-def build_site(project: Path, dest: Path, generator: str = "mkdocs",
-               timeout: float = 110) -> subprocess.CompletedProcess:
+def build_site(project: Path, dest: Path, generator: str = "mkdocs", timeout: float = 300,
+               env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     """Run ``<generator> build --strict`` for ``project`` into ``dest``; return the process.
 
     ``generator`` is ``"mkdocs"`` or ``"properdocs"`` (MkDocs' continuation, which reads the same
     ``mkdocs.yml``: see ``scripts/properdocs_check.py``). Output (stdout and stderr together, text)
-    is in ``.stdout``. Never raises on a failed build; raises ``subprocess.TimeoutExpired`` after
-    ``timeout`` seconds.
+    is in ``.stdout``. ``env`` adds environment variables. Never raises on a failed build; raises
+    ``subprocess.TimeoutExpired`` after ``timeout`` seconds (a busy machine can need minutes).
     """
     return subprocess.run(
         [sys.executable, "-m", generator, "build", "--strict", "-f", str(project / "mkdocs.yml"),
@@ -40,8 +40,7 @@ def build_site(project: Path, dest: Path, generator: str = "mkdocs",
         stderr=subprocess.STDOUT,
         text=True,
         timeout=timeout,
-        # Material prints a banner about its successor that is not about this site.
-        env={**os.environ, "NO_MKDOCS_2_WARNING": "1", "NO_COLOR": "1"},
+        env={**os.environ, "NO_COLOR": "1", **(env or {})},
     )
 
 

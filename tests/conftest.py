@@ -1,14 +1,24 @@
-"""Shared test settings and the session-wide build of the site.
+"""Shared test settings, and the one build of the site that every test needing it shares.
+
+``python -m pytest`` runs on every core (``-n auto`` in pyproject.toml, pytest-xdist): each worker
+is a process of its own, so a session fixture runs once per worker. The site is built once per
+run all the same: the first worker to ask for it builds it under a file lock into a folder all
+workers share, and the others wait for it and read the same result.
 
 Blocks on the pages seed their own random generators, so a reader who copies one gets the same
 numbers as the page; nothing here changes what a block prints.
 """
 
+from __future__ import annotations
+
+import json
+import os
 import re
 from pathlib import Path
 
 import matplotlib
 import pytest
+from filelock import FileLock
 from hypothesis import HealthCheck, settings
 
 from scripts.markdown_fences import ROOT
@@ -36,42 +46,84 @@ settings.register_profile(
 )
 settings.load_profile("ci")
 
-#: Where the browser test saved this session's screenshots (set by the ``screenshots`` fixture).
-SCREENSHOTS = pytest.StashKey[Path]()
+# The CUDA build of torch prints Kineto's progress (`USDT: ... profiler_start`) and, without a
+# GPU, `gpuGetDeviceCount failed` to the terminal whenever a block or snippet runs
+# torch.profiler. Levels above USDT (5, the highest) silence it; torch reads the variable when
+# the first profiler starts, so setting it here, before any test runs, is in time.
+os.environ.setdefault("KINETO_LOG_LEVEL", "6")
+
+WARNING = re.compile(r"\s*(\x1b\[[0-9;]*m)*WARNING")
+
+
+def run_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A temporary folder of this ``pytest`` run that every xdist worker shares.
+
+    Each worker's own temporary folder is ``<run folder>/popen-gwN``; without xdist the run
+    folder is the session's.
+    """
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
 
 
 @pytest.fixture(scope="session")
-def site(tmp_path_factory):
-    """The site, built once per session with ``mkdocs build --strict`` into a temporary folder.
+def site_build(tmp_path_factory) -> dict:
+    """The run's one site build: ``{"folder", "returncode", "log", "wrote_into_docs"}``.
 
-    Shared by ``tests/test_site.py`` and ``tests/test_browser.py``. Fails (rather than errors
-    later) when the build fails, prints a warning, or writes into ``docs/``.
+    The first worker to ask builds; the others wait on the lock and read its record.
     """
-    before = docs_tree()
-    dest = tmp_path_factory.mktemp("site")
-    proc = build_site(ROOT, dest)
-    assert proc.returncode == 0, f"mkdocs build --strict failed:\n{proc.stdout}"
-    warning = re.compile(r"\s*(\x1b\[[0-9;]*m)*WARNING")
-    warnings = [ln for ln in proc.stdout.splitlines() if warning.match(ln)]
+    shared = run_folder(tmp_path_factory)
+    dest, record = shared / "site", shared / "site-build.json"
+    with FileLock(shared / "site.lock"):
+        if not record.exists():
+            before = docs_tree()
+            proc = build_site(ROOT, dest)
+            record.write_text(json.dumps({
+                "folder": str(dest),
+                "returncode": proc.returncode,
+                "log": proc.stdout,
+                "wrote_into_docs": docs_tree() != before,
+            }))
+    return json.loads(record.read_text())
+
+
+@pytest.fixture(scope="session")
+def site(site_build) -> Path:
+    """The site, built once per run with ``mkdocs build --strict`` into a shared folder.
+
+    Shared by ``tests/test_site.py``, ``tests/test_figures.py`` and ``tests/test_browser.py``, in
+    every worker. Fails (rather than errors later) when the build fails, prints a warning, or
+    writes into ``docs/``. The build reuses the figures and notebook pages cached in ``.cache/``
+    by an earlier build of the same sources (see ``scripts/hooks/``): a clean checkout, as in CI,
+    draws and executes everything.
+    """
+    built = site_build
+    assert built["returncode"] == 0, f"mkdocs build --strict failed:\n{built['log']}"
+    warnings = [ln for ln in built["log"].splitlines() if WARNING.match(ln)]
     assert not warnings, "\n".join(warnings)
-    assert docs_tree() == before, "the build wrote into docs/"
-    return dest
+    assert not built["wrote_into_docs"], "the build wrote into docs/"
+    return Path(built["folder"])
 
 
 @pytest.fixture(scope="session")
-def screenshots(site, request) -> Path:
-    """``<site>/_screenshots/``: the browser test's screenshots of each page, light and dark.
+def screenshots(tmp_path_factory) -> Path | None:
+    """``<run folder>/screenshots/``, where the browser test saves full-page screenshots of each
+    page, light and dark, when ``BROWSER_SCREENSHOTS=1`` is set; None (no screenshots) otherwise.
 
-    The folder is named at the end of the run (see :func:`pytest_terminal_summary`).
+    Outside the site folder, which tests compare byte for byte; named at the end of the run (see
+    :func:`pytest_terminal_summary`).
     """
-    folder = site / "_screenshots"
+    if os.environ.get("BROWSER_SCREENSHOTS") != "1":
+        return None
+    folder = run_folder(tmp_path_factory) / "screenshots"
     folder.mkdir(exist_ok=True)
-    request.config.stash[SCREENSHOTS] = folder
     return folder
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
     """Say where the browser test's screenshots are, when it took any."""
-    folder = config.stash.get(SCREENSHOTS, None)
-    if folder is not None and any(folder.glob("*.png")):
+    factory = getattr(config, "_tmp_path_factory", None)  # what xdist uses to place its workers
+    if factory is None or os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    folder = factory.getbasetemp() / "screenshots"
+    if any(folder.glob("*.png")):
         terminalreporter.write_line(f"browser screenshots: {folder}")

@@ -13,8 +13,18 @@ For each page listed in ``mkdocs.yml``'s ``nav`` (pages added later are covered 
   (Material's search ignores ``fill()``);
 * a code block scrolled into view gets its copy button (blocks are set up lazily), and every
   code block's placeholder height (used while it is off screen) equals its real height;
-* a full-page screenshot in each palette lands in ``<site>/_screenshots/<page>-{light,dark}.png``
-  (the ``screenshots`` fixture in ``tests/conftest.py``; the folder is named at the end of the run).
+* hovering the first glossary term (an ``<abbr>``, see tests/test_glossary.py) shows its
+  definition in Material's tooltip;
+* every link of the page's notebook download box downloads, from the local server, a notebook
+  (or a zip holding one, or a data file);
+* with ``BROWSER_SCREENSHOTS=1`` in the environment, a full-page screenshot in each palette lands
+  in ``screenshots/<page>-{light,dark}.png`` in the run's temporary folder (the ``screenshots``
+  fixture in ``tests/conftest.py``; the folder is named at the end of the run). They are for a
+  contributor to look at, not checks, and encoding them took as long as all the checks of a
+  long page together, so a plain ``pytest`` run takes none.
+
+Each page is opened once and checked for all of the above; the pages are spread over the
+workers of ``pytest -n``, each worker with its own Chromium and its own local server.
 
 Without Chromium at ``/usr/bin/chromium`` or the ``playwright`` package these tests are skipped,
 with a reason saying how to install both; with ``REQUIRE_BROWSER=1`` in the environment (as
@@ -23,9 +33,13 @@ with a reason saying how to install both; with ``REQUIRE_BROWSER=1`` in the envi
 
 from __future__ import annotations
 
+import io
+import json
 import os
 import re
+import zipfile
 from dataclasses import dataclass, field
+from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
@@ -177,6 +191,53 @@ def search_terms(tab) -> str:
     return " ".join(re.findall(r"[^\W_]+", title))
 
 
+def check_tooltip(tab, page: str) -> None:
+    """Hovering the page's first glossary term shows its definition in Material's tooltip.
+
+    Material (``content.tooltips``) moves an ``<abbr>``'s ``title`` into a tooltip element that
+    it marks ``md-tooltip2--active`` while the pointer is on the term. Pages without a glossary
+    term in their prose are skipped over.
+    """
+    terms = tab.locator("article abbr[title]")
+    if not terms.count():
+        return
+    term = terms.first
+    definition = term.get_attribute("title")
+    term.scroll_into_view_if_needed()
+    term.hover()
+    tooltip = tab.locator(".md-tooltip2--active")
+    try:
+        tooltip.wait_for(state="visible")
+    except PlaywrightTimeout:
+        pytest.fail(f"{page}: hovering {term.inner_text()!r} showed no tooltip")
+    assert tooltip.inner_text().strip() == definition, f"{page}: tooltip {tooltip.inner_text()!r}"
+    tab.mouse.move(0, 0)
+    tab.evaluate("window.scrollTo(0, 0)")
+
+
+def check_downloads(tab, page: str) -> None:
+    """Each link of the page's download box fetches its file from the local server: a notebook
+    (``.ipynb``, nbformat 4 with code cells), a zip holding one, or a non-empty data file."""
+    for link in tab.locator(".nb-download a[download]").all():
+        name = link.get_attribute("href")
+        with tab.expect_download() as info:
+            link.click()
+        path = info.value.path()
+        data = Path(path).read_bytes()
+        if name.endswith(".zip"):
+            with zipfile.ZipFile(io.BytesIO(data)) as archive:
+                inner = [n for n in archive.namelist() if n.endswith(".ipynb")]
+                assert len(inner) == 1, f"{page}: {name} holds {archive.namelist()}"
+                data = archive.read(inner[0])
+            name = inner[0]
+        if name.endswith(".ipynb"):
+            notebook = json.loads(data)
+            assert notebook["nbformat"] == 4, f"{page}: {name} is not a notebook"
+            assert any(c["cell_type"] == "code" for c in notebook["cells"]), f"{page}: {name}"
+        else:
+            assert data, f"{page}: {name} is empty"
+
+
 @pytest.mark.parametrize("page", PAGES)
 def test_page_in_a_real_browser(page, browser, base_url, screenshots):
     visit = open_page(browser, base_url, base_url + page_url_path(page))
@@ -197,6 +258,9 @@ def test_page_in_a_real_browser(page, browser, base_url, screenshots):
             blocks.last.locator(".md-code__button").first.wait_for(state="attached")
             tab.evaluate("window.scrollTo(0, 0)")
 
+        check_tooltip(tab, page)
+        check_downloads(tab, page)
+
         # Off-screen code blocks skip rendering (content-visibility: auto in extra.css) until a
         # reader scrolls to them; a full-page screenshot scrolls nothing, so render them all.
         tab.add_style_tag(content="* { content-visibility: visible !important; }")
@@ -206,7 +270,8 @@ def test_page_in_a_real_browser(page, browser, base_url, screenshots):
                 f"code block {wrong['text']!r}: placeholder {wrong['placeholder']:.1f} px, "
                 f"real height {wrong['real']:.1f} px"
             )
-        tab.screenshot(path=screenshots / f"{page_slug(page)}-light.png", full_page=True)
+        if screenshots is not None:
+            tab.screenshot(path=screenshots / f"{page_slug(page)}-light.png", full_page=True)
 
         # The toggle is a <label> for the palette radio; a reader clicks the moon icon.
         tab.locator('label[title="Switch to dark mode"]').click()
@@ -214,7 +279,8 @@ def test_page_in_a_real_browser(page, browser, base_url, screenshots):
         for i in range(dark.count()):
             assert dark.nth(i).is_visible(), f"{page}: dark figure {i} hidden in dark mode"
             assert light.nth(i).is_hidden(), f"{page}: light figure {i} shown in dark mode"
-        tab.screenshot(path=screenshots / f"{page_slug(page)}-dark.png", full_page=True)
+        if screenshots is not None:
+            tab.screenshot(path=screenshots / f"{page_slug(page)}-dark.png", full_page=True)
 
         # Search as a reader does: "/" focuses the box, then real key presses.
         title = search_terms(tab)

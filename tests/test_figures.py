@@ -1,16 +1,20 @@
-"""Every figure function renders, in both palettes, to byte-identical, self-contained SVG."""
+"""Every figure function renders, in both palettes, to byte-identical, self-contained SVG; the
+build draws each figure module in a worker process and keeps it in a cache keyed by its sources."""
 
 from __future__ import annotations
 
-import functools
 import importlib
 import re
+import shutil
+import sys
+import textwrap
 
 import pytest
-from matplotlib.figure import Figure
+import yaml
 
 from scripts.hooks import figures as hook
 from scripts.markdown_fences import ROOT
+from scripts.site import build_site
 from snippets.figure_style import THEMES, render_svg
 
 #: The snippets packages that have figures: ``lookup_tables``, ``sparsity``, ...
@@ -22,33 +26,25 @@ FUNCTIONS = [
 ]
 
 
-@functools.cache
-def rendered(mod: str, name: str, theme_name: str) -> bytes:
-    """SVG bytes of one figure in one theme, drawn once per test session and shared by tests."""
-    fn = getattr(importlib.import_module(f"snippets.{mod}.figures"), name)
-    return render_svg(fn, next(t for t in THEMES if t.name == theme_name))
-
-
-@pytest.mark.parametrize("theme", THEMES, ids=[t.name for t in THEMES])
 @pytest.mark.parametrize("mod,name", FUNCTIONS, ids=[f"{m}.{n}" for m, n in FUNCTIONS])
-def test_figure_renders_deterministic_svg(mod, name, theme):
+def test_figure_renders_deterministic_svg(mod, name, site):
+    """Drawn here, each figure equals, byte for byte, the one the site build drew in another
+    process (so no hash seed, clock or process state leaks in); light differs from dark."""
     fn = getattr(importlib.import_module(f"snippets.{mod}.figures"), name)
-    assert isinstance(fn(theme), Figure)
-    first, second = rendered(mod, name, theme.name), render_svg(fn, theme)
-    assert first == second, f"{name}: two renders differ"
-    text = first.decode("utf-8")
-    assert text.lstrip().startswith("<?xml") and "<svg" in text
-    assert "<dc:date>" not in text, "SVG carries a date"
-    # Nothing in the figure points outside the file.
-    external = re.findall(r'(?:xlink:)?href="(?!#)([^"]+)"', text)
-    assert not external, f"{name}: SVG references {external}"
-    assert theme.fg.lower() in text.lower(), f"{name}: does not use its theme's text colour"
-
-
-def test_light_and_dark_variants_differ():
-    for mod, name in FUNCTIONS:
-        light, dark = (rendered(mod, name, t.name) for t in THEMES)
-        assert light != dark, f"{name}: dark variant is identical to the light one"
+    svgs = {}
+    for theme in THEMES:
+        svg = render_svg(fn, theme)  # raises TypeError unless fn returns a matplotlib Figure
+        built = site / f"figures/{hook.page_slug(mod)}/{name}-{theme.name}.svg"
+        assert svg == built.read_bytes(), f"{name} ({theme.name}): differs from the site's copy"
+        text = svg.decode("utf-8")
+        assert text.lstrip().startswith("<?xml") and "<svg" in text
+        assert "<dc:date>" not in text, "SVG carries a date"
+        # Nothing in the figure points outside the file.
+        external = re.findall(r'(?:xlink:)?href="(?!#)([^"]+)"', text)
+        assert not external, f"{name}: SVG references {external}"
+        assert theme.fg.lower() in text.lower(), f"{name}: does not use its theme's text colour"
+        svgs[theme.name] = svg
+    assert len(set(svgs.values())) == len(THEMES), f"{name}: the variants are identical"
 
 
 def test_serve_cache_key_follows_the_sources_a_figure_can_depend_on(tmp_path):
@@ -70,16 +66,111 @@ def test_serve_cache_key_follows_the_sources_a_figure_can_depend_on(tmp_path):
     (tmp_path / "snippets" / "data.json").write_text("[2]\n")
     data_changed = hook._cache_keys(tmp_path, scripts)
     assert all(data_changed[s] != edited[s] for s in scripts)  # data/helpers invalidate all
+    assert "torch==" in hook.environment_fingerprint()  # a new pin invalidates all too
+    assert sys.version in hook.environment_fingerprint()
 
 
-def test_cached_render_equals_fresh_render():
-    cache: dict = {}
-    fresh = hook.render_all_figures(ROOT, cache)
-    assert cache, "nothing was cached"
-    assert hook.render_all_figures(ROOT, cache) == fresh  # served from the cache
-    # ...and equal to what the per-figure tests draw (fresh renders are deterministic).
-    assert fresh == {
-        f"figures/{hook.page_slug(mod)}/{name}-{t.name}.svg": rendered(mod, name, t.name)
-        for mod, name in FUNCTIONS
-        for t in THEMES
-    }
+def test_figure_names_are_read_without_importing(tmp_path):
+    good = tmp_path / "good.py"
+    good.write_text('import no_such_module\n__all__ = ["a", "b"]\n')
+    assert hook.declared_names(good, "good.py") == ["a", "b"]
+    for source, message in [
+        ("x = 1\n", "has no __all__"),
+        ("__all__ = NAMES\n", "list of names written out"),
+        ("def f(:\n", "SyntaxError"),
+    ]:
+        bad = tmp_path / "bad.py"
+        bad.write_text(source)
+        with pytest.raises(hook.PluginError, match=message):
+            hook.declared_names(bad, "bad.py")
+
+
+#: A figure module for the minimal projects below: one figure, and a line in ``calls.log`` (outside
+#: ``snippets/``, so that it is no input of the cache key) each time it is drawn.
+FIGURE_MODULE = '''
+from pathlib import Path
+
+from snippets.figure_style import Theme, new_figure
+
+__all__ = ["{name}"]
+
+
+def {name}(theme: Theme):
+    with open(Path(__file__).parents[2] / "calls.log", "a") as log:
+        log.write("{name} " + theme.name + "\\n")
+    fig = new_figure(theme, 2, 1)
+    fig.text(0.5, 0.5, "{text}", color=theme.fg)
+    {body}
+    return fig
+'''
+
+
+def minimal_project(tmp_path, modules: dict[str, str]):
+    """A project with the site's figure hook and style, and figure modules ``{package: source}``.
+
+    Builds in seconds: one page, MkDocs' own theme, no notebook. Returns the project folder.
+    """
+    project = tmp_path / "project"
+    (project / "docs").mkdir(parents=True)
+    (project / "docs" / "index.md").write_text("# Figures\n")
+    (project / "snippets").mkdir()
+    (project / "snippets" / "__init__.py").write_text("")
+    shutil.copy(ROOT / "snippets" / "figure_style.py", project / "snippets" / "figure_style.py")
+    for package, source in modules.items():
+        (project / "snippets" / package).mkdir()
+        (project / "snippets" / package / "__init__.py").write_text("")
+        (project / "snippets" / package / "figures.py").write_text(source)
+    (project / "mkdocs.yml").write_text(yaml.safe_dump({
+        "site_name": "figures",
+        "strict": True,
+        "hooks": [str(ROOT / "scripts" / "hooks" / "figures.py")],
+    }))
+    return project
+
+
+def figure(name: str, text: str = "x", body: str = "") -> str:
+    return textwrap.dedent(FIGURE_MODULE).format(name=name, text=text, body=body or "pass")
+
+
+def test_a_build_draws_only_the_modules_whose_sources_changed(tmp_path):
+    """The cache in ``.cache/figures/`` serves a later build, in another process; editing one
+    module redraws that module's figures only; the site's files are the same either way."""
+    project = minimal_project(tmp_path, {"one": figure("first"), "two": figure("second")})
+    calls = project / "calls.log"
+
+    def build(n: int) -> dict[str, bytes]:
+        proc = build_site(project, tmp_path / f"out{n}")
+        assert proc.returncode == 0, proc.stdout[-3000:]
+        assert not re.search(r"^\s*WARNING", proc.stdout, re.M), proc.stdout
+        out = tmp_path / f"out{n}" / "figures"
+        return {p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*.svg")}
+
+    first = build(1)
+    assert sorted(first) == sorted(f"{p}/{n}-{t.name}.svg" for p, n in [("one", "first"),
+                                   ("two", "second")] for t in THEMES)
+    assert sorted(calls.read_text().split("\n")[:-1]) == sorted(
+        f"{n} {t.name}" for n in ("first", "second") for t in THEMES)
+    assert len(list((project / ".cache" / "figures").glob("*.json"))) == 2
+
+    calls.unlink()
+    assert build(2) == first  # nothing drawn: both modules came from the cache
+    assert not calls.exists()
+
+    (project / "snippets" / "one" / "figures.py").write_text(figure("first", text="edited"))
+    third = build(3)
+    assert sorted(calls.read_text().split("\n")[:-1]) == sorted(f"first {t.name}" for t in THEMES)
+    assert third["two/second-light.svg"] == first["two/second-light.svg"]
+    assert third["one/first-light.svg"] != first["one/first-light.svg"]
+    assert len(list((project / ".cache" / "figures").glob("*.json"))) == 2  # old entry dropped
+
+
+def test_a_broken_figure_script_fails_the_build_naming_it(tmp_path):
+    """A figure function that raises fails the build with the module's path and the function's
+    name (a minimal project: the site's own figure hook, one good module and one broken)."""
+    broken = figure("upside_down", body='raise ValueError("no axes")')
+    project = minimal_project(tmp_path, {"fine": figure("fine"), "zz_broken_example": broken})
+    proc = build_site(project, tmp_path / "out")
+    assert proc.returncode != 0
+    error = [ln for ln in proc.stdout.splitlines() if "upside_down" in ln and "no axes" in ln]
+    assert error, proc.stdout[-2000:]
+    assert "snippets/zz_broken_example/figures.py" in error[0], error[0]

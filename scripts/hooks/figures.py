@@ -11,30 +11,39 @@ A page shows a figure with Material's palette suffixes::
     ![alt text](figures/lookup-tables/onehot_selects_rows-light.svg#only-light)
     ![alt text](figures/lookup-tables/onehot_selects_rows-dark.svg#only-dark)
 
-Timing: the figure modules are imported in ``on_files`` (so the site knows every figure's path
-before links are validated), then drawn in a background thread while MkDocs renders the pages
-and mkdocs-jupyter runs the notebooks in their kernel process; ``on_env`` waits for the thread,
-before MkDocs copies files into the site. The SVGs go to a temporary folder outside ``docs/``.
+Timing. ``on_files`` reads each figure module's ``__all__`` from its source (``ast``, nothing
+imported, so the site knows every figure's path before links are validated) and hands the
+modules to draw to a pool of worker processes, one module per task, one worker per core. They
+draw while MkDocs renders the pages and the notebook runs in its kernel; ``on_env`` collects the
+SVGs before MkDocs copies files into the site. The workers fork from a server process that has
+already imported what the figure modules import (torch, matplotlib), so that cost is paid once,
+and the pool outlives a build, so ``mkdocs serve`` redraws an edited module without starting one.
 
-A figure script that fails to import or draw aborts the build with a ``PluginError`` naming the
-script and the function. Figure modules are re-imported on every build, so ``mkdocs serve``
-shows an edited figure script without a restart.
+Cache. A module's SVGs are stored in ``.cache/figures/<key>.json`` (gitignored) and reused by any
+later build, ``mkdocs build`` or ``mkdocs serve``, whose key is the same. The key is the sha256
+of the module's source, of every other file under ``snippets/`` except the other pages' figure
+modules (helpers, snippets and data files a figure can read), and of the Python version and
+installed package versions (:func:`environment_fingerprint`). So editing a page redraws
+nothing, editing one figure module redraws that module's figures, and editing a helper, a snippet
+or a data file, or upgrading a package, redraws them all. ``rm -rf .cache`` forgets everything.
 
-Within one process (``mkdocs serve``), a figure module's SVGs are reused while nothing it could
-depend on has changed: the cache key hashes the module's source together with every other file
-under ``snippets/`` (data files and helpers included, other pages' figure modules excluded).
-Editing a page re-renders no figure; editing a figure script re-renders that script's figures;
-editing a helper, snippet or data file re-renders all of them. A fresh ``mkdocs build`` renders all.
+A figure module that fails to import or draw aborts the build with a ``PluginError`` naming the
+module and the function; so does an ``__all__`` that is missing or not a list of names.
 """
 
 from __future__ import annotations
 
+import ast
+import functools
 import hashlib
 import importlib
-import shutil
+import importlib.metadata
+import json
+import logging
+import multiprocessing
+import os
 import sys
-import tempfile
-import threading
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -42,38 +51,39 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
 
-STYLE_MODULE = "snippets.figure_style"
+#: The project this hook belongs to. MkDocs loads a hook by its file path, and undoes any change
+#: to ``sys.path`` made while loading it; the pool's workers import this module by name.
+_PROJECT = str(Path(__file__).resolve().parents[2])
 
-#: SVGs rendered earlier in this process: cache key -> {site path: SVG bytes}.
-_CACHE: dict[str, dict[str, bytes]] = {}
+STYLE_MODULE = "snippets.figure_style"
+#: The module the pool's workers run (this file, imported by its package name).
+WORKER_MODULE = "scripts.hooks.figures"
+#: Where drawn figures are kept between builds, relative to the project (mkdocs.yml's folder).
+CACHE_DIR = Path(".cache") / "figures"
+#: Bumped when the cache's file format or the drawing code here changes what is stored.
+CACHE_FORMAT = "figures-1"
+
+log = logging.getLogger("mkdocs.hooks.figures")
 
 
 @dataclass
 class ScriptPlan:
-    """One figure script: its path relative to the repository, its page's slug (``lookup-tables``),
-    cache key and figure functions."""
+    """One figure module: its path relative to the project (``snippets/x/figures.py``), its
+    package (``x``), its page's slug (``x`` with ``-`` for ``_``), cache key and function names."""
 
     rel: str
+    package: str
     page: str
     key: str
-    functions: list = field(default_factory=list)  # [(name, callable)]
+    names: list[str] = field(default_factory=list)
+
+    def paths(self, themes: list[str]) -> list[str]:
+        """The site paths of this module's figures, ``figures/<page>/<name>-<theme>.svg``."""
+        return [f"figures/{self.page}/{n}-{t}.svg" for n in self.names for t in themes]
 
 
 def _repo_root(config: MkDocsConfig) -> Path:
     return Path(config.config_file_path).resolve().parent
-
-
-def _fresh_import(name: str, root: Path):
-    """Import ``name`` after dropping every cached module of the project's ``snippets`` package.
-
-    Dropping the cache is what lets ``mkdocs serve`` pick up an edited figure script or style.
-    """
-    if str(root) not in sys.path:
-        sys.path.insert(0, str(root))
-    for mod in [m for m in sys.modules if m == "snippets" or m.startswith("snippets.")]:
-        del sys.modules[mod]
-    importlib.invalidate_caches()
-    return importlib.import_module(name)
 
 
 def page_slug(package: str) -> str:
@@ -86,10 +96,27 @@ def figure_scripts(root: Path) -> list[Path]:
     return sorted((root / "snippets").glob("*/figures.py"))
 
 
+@functools.cache
+def environment_fingerprint() -> str:
+    """The Python version and every installed distribution's ``name==version``, one per line.
+
+    Part of every cache key (figures here, executed notebooks in ``notebook_cache.py``): a new
+    pin of torch, matplotlib or anything else can change what a figure or a cell shows. Read
+    once per process (``mkdocs serve`` started before a ``pip install`` keeps the old value).
+    """
+    dists = sorted(
+        f"{d.metadata['Name']}=={d.version}".lower()
+        for d in importlib.metadata.distributions()
+        if d.metadata["Name"]
+    )
+    return "\n".join([sys.version, *dists])
+
+
 def _cache_keys(root: Path, scripts: list[Path]) -> dict[Path, str]:
-    """One key per figure script: sha256 of its source and of every other non-figure file under
-    ``snippets/`` (so a change to a helper or a data file invalidates every figure)."""
-    shared = hashlib.sha256()
+    """One key per figure script: sha256 of its source, of every other non-figure file under
+    ``snippets/`` (so a change to a helper or a data file invalidates every figure) and of the
+    environment (:func:`environment_fingerprint`)."""
+    shared = hashlib.sha256(f"{CACHE_FORMAT}\n{environment_fingerprint()}\n".encode())
     for path in sorted((root / "snippets").rglob("*")):
         if path.is_file() and "__pycache__" not in path.parts and path not in scripts:
             shared.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
@@ -97,155 +124,309 @@ def _cache_keys(root: Path, scripts: list[Path]) -> dict[Path, str]:
     return {s: hashlib.sha256(base.encode() + s.read_bytes()).hexdigest() for s in scripts}
 
 
-def plan_figures(root: Path):
-    """Import the figure scripts and list their functions, without drawing anything.
+def declared_names(script: Path, rel: str) -> list[str]:
+    """The names in the module-level ``__all__ = [...]`` of ``script``, read without importing it.
 
-    Returns ``(style_module, [ScriptPlan, ...])``. Raises ``PluginError`` naming the script when
-    one fails to import, has no ``__all__``, or exports a name another script exports too.
+    Raises ``PluginError`` naming ``rel`` when the file does not parse or ``__all__`` is missing,
+    empty or not a literal list (or tuple) of strings.
+    """
+    try:
+        tree = ast.parse(script.read_bytes(), filename=rel)
+    except SyntaxError as exc:
+        raise PluginError(f"figure script {rel} failed to import: SyntaxError: {exc}") from exc
+    for node in tree.body:
+        targets = node.targets if isinstance(node, ast.Assign) else (
+            [node.target] if isinstance(node, ast.AnnAssign) and node.value else [])
+        if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
+            try:
+                names = ast.literal_eval(node.value)
+            except ValueError:
+                names = None
+            if not isinstance(names, list | tuple) or not all(isinstance(n, str) for n in names):
+                raise PluginError(
+                    f"figure script {rel}: __all__ must be a list of names written out, so "
+                    "that the build knows the figures' file names before drawing them"
+                )
+            if names:
+                return list(names)
+    raise PluginError(f"figure script {rel} has no __all__ listing its figure functions")
+
+
+def _third_party_imports(scripts: list[Path]) -> list[str]:
+    """Top-level modules the figure modules import, other than the project's ``snippets``.
+
+    What the worker pool's server process imports once, before forking the workers.
+    """
+    found = {"matplotlib.pyplot"}
+    for script in scripts:
+        try:
+            tree = ast.parse(script.read_bytes())
+        except SyntaxError:
+            continue
+        for node in tree.body:
+            if isinstance(node, ast.Import):
+                found.update(a.name for a in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                found.add(node.module)
+    return sorted(m for m in found if m.split(".")[0] not in ("snippets", "__future__"))
+
+
+def plan_figures(root: Path) -> list[ScriptPlan]:
+    """List every figure module's functions and cache key, without importing or drawing anything.
+
+    Raises ``PluginError`` naming the module when its ``__all__`` cannot be read, or when it
+    exports a name that another figure module exports too.
     """
     scripts = figure_scripts(root)
     keys = _cache_keys(root, scripts)
-    try:
-        style = _fresh_import(STYLE_MODULE, root)
-    except Exception as exc:  # noqa: BLE001 - reported with the script's name
-        raise PluginError(
-            f"figure helper snippets/figure_style.py failed: {type(exc).__name__}: {exc}"
-        ) from exc
     plans, owner = [], {}
     for script in scripts:
         rel = script.relative_to(root).as_posix()
         package = script.parent.name
-        try:
-            module = importlib.import_module(f"snippets.{package}.figures")
-        except Exception as exc:  # noqa: BLE001
-            raise PluginError(
-                f"figure script {rel} failed to import: {type(exc).__name__}: {exc}"
-            ) from exc
-        names = getattr(module, "__all__", None)
-        if not names:
-            raise PluginError(f"figure script {rel} has no __all__ listing its figure functions")
-        plan = ScriptPlan(rel, page_slug(package), keys[script])
-        for name in names:
+        plan = ScriptPlan(rel, package, page_slug(package), keys[script])
+        for name in declared_names(script, rel):
             if name in owner:
                 raise PluginError(
                     f"figure function {name!r} is defined in both {owner[name]} and {rel}"
                 )
             owner[name] = rel
-            plan.functions.append((name, getattr(module, name)))
+            plan.names.append(name)
         plans.append(plan)
-    return style, plans
+    return plans
 
 
-def render_script(style, plan: ScriptPlan) -> dict[str, bytes]:
-    """Draw every function of one script in every theme: ``{site path: SVG bytes}``.
+# --- drawing (runs in the pool's worker processes, or in-process for tests) -------------------
 
-    Raises ``PluginError`` naming the script, the function and the theme when drawing fails.
+
+def _fresh_import(name: str, root: Path):
+    """Import ``name`` from the project at ``root`` after dropping every cached module of the
+    ``snippets`` package, so that an edited figure module or style is read again."""
+    sys.path[:] = [str(root), *(p for p in sys.path if p != str(root))]
+    for mod in [m for m in sys.modules if m == "snippets" or m.startswith("snippets.")]:
+        del sys.modules[mod]
+    importlib.invalidate_caches()
+    return importlib.import_module(name)
+
+
+def draw_script(root: str, package: str, rel: str, names: list[str]) -> dict[str, bytes] | str:
+    """Draw every function ``names`` of ``snippets/<package>/figures.py`` in every theme.
+
+    Returns ``{site path: SVG bytes}``, or, when importing or drawing fails, a message naming the
+    module ``rel``, the function and the theme (a string: an exception raised by a figure
+    module might not survive the trip back from a worker process).
     """
+    # torch.utils.benchmark (imported by a snippet) warns "No CUDA runtime is found" on a machine
+    # with the CUDA compiler but no GPU: that is about building C++ extensions, which nothing
+    # here does.
+    logging.getLogger("torch.utils.cpp_extension").setLevel(logging.ERROR)
+    project = Path(root)
+    try:
+        style = _fresh_import(STYLE_MODULE, project)
+    except Exception as exc:  # noqa: BLE001 - reported with the helper's name
+        return f"figure helper snippets/figure_style.py failed: {type(exc).__name__}: {exc}"
+    try:
+        module = importlib.import_module(f"snippets.{package}.figures")
+    except Exception as exc:  # noqa: BLE001
+        return f"figure script {rel} failed to import: {type(exc).__name__}: {exc}"
+    if list(getattr(module, "__all__", [])) != list(names):
+        return f"figure script {rel}: __all__ changed while it was read"
     rendered: dict[str, bytes] = {}
-    for name, fn in plan.functions:
+    for name in names:
+        fn = getattr(module, name, None)
+        if fn is None:
+            return f"figure script {rel} lists {name!r} in __all__ but does not define it"
         for theme in style.THEMES:
             try:
                 svg = style.render_svg(fn, theme)
             except Exception as exc:  # noqa: BLE001
-                raise PluginError(
-                    f"figure script {plan.rel}, function {name}() ({theme.name} theme) failed: "
+                return (
+                    f"figure script {rel}, function {name}() ({theme.name} theme) failed: "
                     f"{type(exc).__name__}: {exc}"
-                ) from exc
-            rendered[f"figures/{plan.page}/{name}-{theme.name}.svg"] = svg
+                )
+            rendered[f"figures/{page_slug(package)}/{name}-{theme.name}.svg"] = svg
     return rendered
-
-
-def figure_paths(style, plan: ScriptPlan) -> list[str]:
-    """The site paths one script's figures will have (``figures/<page>/<function>-<theme>.svg``)."""
-    return [
-        f"figures/{plan.page}/{name}-{t.name}.svg"
-        for name, _ in plan.functions
-        for t in style.THEMES
-    ]
 
 
 def render_all_figures(
     root: Path, cache: dict[str, dict[str, bytes]] | None = None
 ) -> dict[str, bytes]:
-    """Render every page's figures (``snippets/*/figures.py``) in every theme, synchronously.
+    """Render every page's figures (``snippets/*/figures.py``) in every theme, in this process.
 
-    Returns ``{site path: SVG bytes}``. With a ``cache`` dict, scripts whose key is in it are not
-    drawn again, and fresh renders are stored in it. Raises ``PluginError`` as ``plan_figures``
-    and ``render_script`` do.
+    Returns ``{site path: SVG bytes}``. With a ``cache`` dict, modules whose key is in it are not
+    drawn again, and fresh renders are stored in it. Raises ``PluginError`` as the build does.
     """
-    style, plans = plan_figures(root)
     out: dict[str, bytes] = {}
-    for plan in plans:
+    for plan in plan_figures(root):
         if cache is not None and plan.key in cache:
             out.update(cache[plan.key])
             continue
-        rendered = render_script(style, plan)
+        rendered = draw_script(str(root), plan.package, plan.rel, plan.names)
+        if isinstance(rendered, str):
+            raise PluginError(rendered)
         if cache is not None:
             cache[plan.key] = rendered
         out.update(rendered)
     return out
 
 
-class _Background:
-    """The figures being drawn for the current build, and where their SVGs go."""
+# --- the on-disk cache ------------------------------------------------------------------------
 
-    thread: threading.Thread | None = None
-    error: BaseException | None = None
+
+def cache_read(folder: Path, key: str) -> dict[str, bytes] | None:
+    """The SVGs stored under ``key`` in ``folder`` (``{site path: SVG bytes}``), or None."""
+    try:
+        stored = json.loads((folder / f"{key}.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return {uri: svg.encode("utf-8") for uri, svg in stored.items()}
+
+
+def cache_write(folder: Path, key: str, svgs: dict[str, bytes]) -> None:
+    """Store ``svgs`` under ``key`` in ``folder``, atomically (a concurrent build never reads
+    half a file)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    tmp = folder / f".{key}.{os.getpid()}.tmp"
+    tmp.write_text(json.dumps({u: s.decode("utf-8") for u, s in svgs.items()}), encoding="utf-8")
+    os.replace(tmp, folder / f"{key}.json")
+
+
+# --- the MkDocs events ------------------------------------------------------------------------
+
+
+class _Build:
+    """The pool (kept for the life of the process) and what the current build waits for."""
+
+    pool: ProcessPoolExecutor | None = None
+    pending: list[tuple[ScriptPlan, Future, list[File]]] = []
+    used: set[str] = set()
     folder: Path | None = None
 
 
-def _draw_into(folder: Path, style, plans: list[ScriptPlan]) -> None:
-    try:
-        for plan in plans:
-            rendered = render_script(style, plan)
-            for uri, svg in rendered.items():
-                (folder / uri).write_bytes(svg)
-            _CACHE[plan.key] = rendered
-    except BaseException as exc:  # noqa: BLE001 - re-raised in on_env
-        _Background.error = exc
+def _pool(scripts: list[Path]) -> ProcessPoolExecutor:
+    """The process's worker pool, started on first use: one worker per core, forked from a server
+    that has imported this module and what ``scripts`` import."""
+    if _PROJECT not in sys.path:
+        sys.path.insert(0, _PROJECT)  # read by the server process when it starts
+    if _Build.pool is None:
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload([WORKER_MODULE, *_third_party_imports(scripts)])
+        _Build.pool = ProcessPoolExecutor(max_workers=max(1, os.cpu_count() or 1),
+                                          mp_context=context,
+                                          initializer=importlib.import_module(
+                                              WORKER_MODULE)._exit_with,
+                                          initargs=(os.getpid(),))
+    return _Build.pool
+
+
+def _exit_with(pid: int) -> None:
+    """In a worker: exit as soon as process ``pid`` (the build) has gone.
+
+    A build that ends normally, or a ``mkdocs serve`` stopped with Ctrl-C, stops its workers;
+    one that is killed (a test's time limit, ``kill``) would otherwise leave them waiting for
+    work, each holding the modules it imported (hundreds of MB with torch).
+    """
+    import threading
+    import time
+
+    def watch() -> None:
+        while True:
+            time.sleep(1)
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                os._exit(0)
+            except PermissionError:  # pid reused by another user's process: ours is gone
+                os._exit(0)
+
+    threading.Thread(target=watch, name="exit-with-build", daemon=True).start()
 
 
 def on_files(files: Files, *, config: MkDocsConfig) -> Files:
-    """Add every figure to the site's files and start drawing the ones not cached (MkDocs event)."""
-    style, plans = plan_figures(_repo_root(config))
+    """Add every figure to the site's files; start drawing those not cached (MkDocs event)."""
+    root = _repo_root(config)
+    plans = plan_figures(root)
+    folder = root / CACHE_DIR
+    themes = _theme_names(root)
+    _Build.pending, _Build.used, _Build.folder = [], {p.key for p in plans}, folder
     todo = []
     for plan in plans:
-        if plan.key in _CACHE:
-            for uri, svg in _CACHE[plan.key].items():
+        svgs = cache_read(folder, plan.key)
+        if svgs is not None and sorted(svgs) == sorted(plan.paths(themes)):
+            for uri, svg in svgs.items():
                 files.append(File.generated(config, uri, content=svg))
         else:
             todo.append(plan)
-    if not todo:
-        return files
-    folder = Path(tempfile.mkdtemp(prefix="embedding-executed-figures-"))
-    for plan in todo:
-        (folder / "figures" / plan.page).mkdir(parents=True, exist_ok=True)
-    for plan in todo:
-        for uri in figure_paths(style, plan):
-            files.append(File.generated(config, uri, abs_src_path=str(folder / uri)))
-    _Background.folder, _Background.error = folder, None
-    _Background.thread = threading.Thread(
-        target=_draw_into, args=(folder, style, todo), name="figures", daemon=True
-    )
-    _Background.thread.start()
+    if todo:
+        log.info(
+            "figures: drawing %d module(s) (%d from the cache): %s", len(todo),
+            len(plans) - len(todo), ", ".join(p.rel for p in todo),
+        )
+        pool = _pool(figure_scripts(root))
+        for plan in todo:
+            placeholders = [File.generated(config, uri, content=b"") for uri in plan.paths(themes)]
+            for f in placeholders:
+                files.append(f)
+            future = pool.submit(
+                importlib.import_module(WORKER_MODULE).draw_script,
+                str(root), plan.package, plan.rel, plan.names,
+            )
+            _Build.pending.append((plan, future, placeholders))
     return files
 
 
+def _theme_names(root: Path) -> list[str]:
+    """The theme names of ``snippets/figure_style.py`` (``THEMES``), read without importing it."""
+    tree = ast.parse((root / "snippets" / "figure_style.py").read_bytes())
+    names = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Theme":
+            first = node.args[0] if node.args else next(
+                (kw.value for kw in node.keywords if kw.arg == "name"), None)
+            if isinstance(first, ast.Constant) and isinstance(first.value, str):
+                names.append(first.value)
+    if not names:
+        raise PluginError("snippets/figure_style.py: no Theme(name=...) found in THEMES")
+    return names
+
+
 def on_env(env, *, config: MkDocsConfig, files: Files):
-    """Wait for the figures before MkDocs copies files into the site (MkDocs event)."""
-    if _Background.thread is not None:
-        _Background.thread.join()
-        _Background.thread = None
-        if _Background.error is not None:
-            error, _Background.error = _Background.error, None
-            if isinstance(error, PluginError):
-                raise error
-            raise PluginError(f"figures failed: {type(error).__name__}: {error}") from error
+    """Wait for the figures being drawn, before MkDocs copies files into the site (MkDocs event)."""
+    pending, _Build.pending = _Build.pending, []
+    for plan, future, placeholders in pending:
+        try:
+            result = future.result()
+        except Exception as exc:  # a worker died (killed, out of memory): start a new pool
+            _Build.pool = None
+            raise PluginError(
+                f"figure script {plan.rel}: drawing process failed: {type(exc).__name__}: {exc}"
+            ) from exc
+        if isinstance(result, str):
+            raise PluginError(result)
+        expected = {f.src_uri for f in placeholders}
+        if set(result) != expected:
+            raise PluginError(
+                f"figure script {plan.rel} drew {sorted(result)}, expected {sorted(expected)} "
+                "(are its themes the ones in snippets/figure_style.py?)"
+            )
+        for f in placeholders:
+            f.content_bytes = result[f.src_uri]
+        cache_write(_Build.folder, plan.key, result)
     return env
 
 
+def on_build_error(*, error: Exception) -> None:
+    """Forget the figures of a failed build (MkDocs event)."""
+    for _, future, _ in _Build.pending:
+        future.cancel()
+    _Build.pending = []
+
+
 def on_post_build(*, config: MkDocsConfig) -> None:
-    """Remove the temporary folder once its SVGs are in the site (MkDocs event)."""
-    if _Background.folder is not None:
-        shutil.rmtree(_Background.folder, ignore_errors=True)
-        _Background.folder = None
+    """Delete cached figures that this build did not use: older versions of edited modules
+    (MkDocs event)."""
+    folder = _Build.folder
+    if folder is None or not folder.is_dir():
+        return
+    for path in folder.glob("*.json"):
+        if path.stem not in _Build.used:
+            path.unlink(missing_ok=True)

@@ -1,0 +1,24 @@
+"""nbconvert settings for the build, read when mkdocs-jupyter runs a notebook.
+
+``scripts/hooks/notebook_cache.py`` puts this folder on ``JUPYTER_CONFIG_PATH`` for the build's
+process only; nothing outside the build reads it.
+
+The kernel that runs a notebook talks to the build over Unix domain sockets (ZeroMQ's ``ipc``
+transport) instead of TCP ports on 127.0.0.1. Over TCP, ipykernel warns at every start that its
+messages travel unencrypted; over sockets in Jupyter's runtime folder, which only the user can
+open (mode 0700), no other user of the machine and nothing on the network can reach the kernel,
+which is why ipykernel does not warn. The socket files are named after this process and a random
+id, so concurrent builds never share one, and the kernel deletes them when it stops.
+"""
+
+import os
+import uuid
+
+from jupyter_core.paths import jupyter_runtime_dir
+
+c = get_config()  # noqa: F821 - provided by traitlets when it loads this file
+
+runtime = jupyter_runtime_dir()
+os.makedirs(runtime, mode=0o700, exist_ok=True)
+c.KernelManager.transport = "ipc"
+c.KernelManager.ip = os.path.join(runtime, f"build-{os.getpid()}-{uuid.uuid4().hex[:8]}")
