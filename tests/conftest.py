@@ -10,8 +10,8 @@ from pathlib import Path
 import matplotlib
 import pytest
 
-from tests.built_site import build_site, docs_tree
-from tests.fences import ROOT
+from scripts.markdown_fences import ROOT
+from scripts.site import build_site, docs_tree
 
 matplotlib.use("Agg")  # figures render without a display
 

@@ -19,7 +19,7 @@ import re
 import markdown
 import pytest
 
-from tests.fences import ROOT
+from scripts.markdown_fences import ROOT
 
 PAGE = ROOT / "docs" / "api-map.md"
 API_COMMENT = re.compile(r"<!--\s*api:\s*(?P<target>[\w.]+)\s*-->")

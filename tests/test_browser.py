@@ -30,7 +30,7 @@ from urllib.parse import urlparse
 
 import pytest
 
-from tests.built_site import (
+from scripts.site import (
     BROWSER_INSTALL_HINT,
     CHROMIUM,
     CHROMIUM_ARGS,

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.fences import ROOT, markdown_files, read_fences
+from scripts.markdown_fences import ROOT, markdown_files, read_fences
 
 FILES = markdown_files()
 
@@ -77,7 +77,7 @@ def test_guard_catches_silent_and_shell_fences(tmp_path):
 
 def test_refresh_rewrites_an_expected_output_inside_a_content_tab(tmp_path):
     """refresh_outputs reads indented fences (content tabs) as pytest-codeblocks does."""
-    from tests.refresh_outputs import refresh_markdown
+    from scripts.refresh_outputs import refresh_markdown
 
     page = tmp_path / "tabs.md"
     page.write_text(

@@ -1,12 +1,12 @@
-"""The pure parts of the Lighthouse audit (``python -m tests.lighthouse_audit``), which itself
+"""The pure parts of the Lighthouse audit (``python -m scripts.lighthouse_audit``), which itself
 needs Node.js and minutes and so is not part of ``pytest``."""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.built_site import page_slug
-from tests.lighthouse_audit import calibrated_multiplier, failing_audits
+from scripts.lighthouse_audit import calibrated_multiplier, failing_audits
+from scripts.site import page_slug
 
 
 @pytest.mark.parametrize(

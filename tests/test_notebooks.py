@@ -8,17 +8,16 @@ guard what neither of those runs checks.
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 import tomllib
 from pathlib import Path
 
 import pytest
 import yaml
 
-from tests.fences import ROOT
-from tests.test_site import build_site
+from scripts.hooks import notebooks as hook
+from scripts.markdown_fences import ROOT
+from scripts.site import build_site
 
 #: Every notebook of the repository, hidden folders (.venv, .ipynb_checkpoints) aside.
 NOTEBOOKS = sorted(
@@ -98,7 +97,7 @@ def test_a_failing_cell_fails_the_site_build(tmp_path):
         "theme": {"name": "material"},
         "nav": [{"Broken": "broken.ipynb"}],
         "plugins": [{"mkdocs-jupyter": jupyter}],
-        "hooks": [str(ROOT / "docs" / ".hooks" / "notebooks.py")],
+        "hooks": [str(ROOT / "scripts" / "hooks" / "notebooks.py")],
     }))
     notebook = {
         "cells": [
@@ -117,17 +116,7 @@ def test_a_failing_cell_fails_the_site_build(tmp_path):
     assert "a deliberately failing cell" in proc.stdout, proc.stdout[-2000:]
 
 
-def _hook():
-    path = ROOT / "docs" / ".hooks" / "notebooks.py"
-    spec = importlib.util.spec_from_file_location("notebooks_hook", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault(spec.name, module)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_hook_strips_the_template_assets_and_refuses_other_scripts():
-    hook = _hook()
     html = (
         '<script src=""> </script><script type="text/x-mathjax-config">x</script>'
         '<style>.jupyter-wrapper{}</style><div class="zeroclipboard-container">c</div>'
@@ -154,5 +143,5 @@ def test_hook_finds_broken_links(tmp_path):
         '<a href="../data/gone.tsv">gone</a><a href="#nowhere">gone</a>'
         '<a href="https://example.com/">not checked</a><a href="/nb/">absolute</a></article>'
     )
-    problems = _hook().broken_links(tmp_path, "nb/index.html")
+    problems = hook.broken_links(tmp_path, "nb/index.html")
     assert [p.split(":")[0] for p in problems] == ["../data/gone.tsv", "#nowhere", "/nb/"]

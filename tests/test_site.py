@@ -15,8 +15,8 @@ from urllib.parse import urlparse
 import material
 from bs4 import BeautifulSoup
 
-from tests.built_site import build_site, html_of, nav_pages
-from tests.fences import ROOT
+from scripts.markdown_fences import ROOT
+from scripts.site import build_site, html_of, nav_pages
 
 #: ``<link rel=…>`` values that make the browser fetch nothing.
 NON_FETCHING_RELS = {"canonical", "alternate", "author", "license", "me", "prev", "next", "search"}
@@ -119,23 +119,24 @@ def test_figures_come_in_light_and_dark_with_alt_text_and_caption(site):
 
 def test_a_broken_figure_script_fails_the_build_naming_it(tmp_path):
     project = tmp_path / "project"
-    for part in ("docs", "snippets"):
+    for part in ("docs", "snippets", "scripts"):
         shutil.copytree(ROOT / part, project / part, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(ROOT / "mkdocs.yml", project / "mkdocs.yml")
     shutil.copy(ROOT / "README.md", project / "README.md")
-    broken = project / "snippets" / "figures" / "zz_broken_example.py"
+    broken = project / "snippets" / "zz_broken_example" / "figures.py"
+    broken.parent.mkdir()
     broken.write_text(
         '__all__ = ["upside_down"]\n\n\ndef upside_down(theme):\n    raise ValueError("no axes")\n'
     )
     proc = build_site(project, tmp_path / "out")
     assert proc.returncode != 0
-    assert "snippets/figures/zz_broken_example.py" in proc.stdout, proc.stdout[-2000:]
+    assert "snippets/zz_broken_example/figures.py" in proc.stdout, proc.stdout[-2000:]
     assert "upside_down" in proc.stdout
 
 
 def test_notebook_pages_are_executed_light_and_downloadable(site):
     """A notebook page shows outputs computed at build time, carries none of mkdocs-jupyter's
-    inlined stylesheets or scripts (docs/.hooks/notebooks.py), and its download link serves the
+    inlined stylesheets or scripts (scripts/hooks/notebooks.py), and its download link serves the
     committed notebook, byte for byte."""
     notebooks = [p for p in nav_pages() if p.endswith(".ipynb")]
     assert notebooks
@@ -168,7 +169,7 @@ def test_search_partial_override_tracks_material():
 
 
 def test_every_code_block_states_its_line_count(site):
-    """Each code block's ``--code-lines`` (docs/.hooks/code_heights.py) is the lines it shows.
+    """Each code block's ``--code-lines`` (scripts/hooks/code_heights.py) is the lines it shows.
 
     extra.css turns the count into the block's placeholder height while it is off screen; a
     block without it, or with a wrong count, makes the page jump when it is shown. Counted here

@@ -2,7 +2,7 @@
 
 A page includes regions of these files with ``--8<--`` and shows ``<name>.out`` as the output, so
 the output on the page is the output tested here. Refresh ``.out`` files after a deliberate change
-with ``python -m tests.refresh_outputs``.
+with ``python -m scripts.refresh_outputs``.
 """
 
 from __future__ import annotations
@@ -12,12 +12,13 @@ import sys
 
 import pytest
 
-from tests.fences import ROOT
+from scripts.markdown_fences import ROOT
 
+#: Figure modules (``figures.py``, ``figure_style.py``) are drawn by tests/test_figures.py instead.
 SNIPPETS = sorted(
     p
     for p in (ROOT / "snippets").rglob("*.py")
-    if p.name != "__init__.py" and "figures" not in p.relative_to(ROOT / "snippets").parts
+    if p.name not in ("__init__.py", "figures.py", "figure_style.py")
 )
 
 #: Command-line arguments a snippet gets when the tests run it (default: none).
@@ -48,5 +49,5 @@ def test_snippet_runs_as_main_and_prints_its_golden_output(path, capsys):
     if golden.exists():
         assert out == golden.read_text(encoding="utf-8"), (
             f"{path.name} printed something else than {golden.name} "
-            "(after a deliberate change: python -m tests.refresh_outputs)"
+            "(after a deliberate change: python -m scripts.refresh_outputs)"
         )

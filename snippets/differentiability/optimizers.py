@@ -13,7 +13,7 @@ raises ``AssertionError`` if the pattern differs from what the page "Differentia
   the batch.
 
 ``optimizers.out`` beside it is the output shown on the page; the figure
-``rows_moved_per_step`` in ``snippets/figures/differentiability.py`` draws :func:`rows_moved`.
+``rows_moved_per_step`` in ``snippets/differentiability/figures.py`` draws :func:`rows_moved`.
 Update rules: https://docs.pytorch.org/docs/2.15/generated/torch.optim.Adam.html and
 https://docs.pytorch.org/docs/2.15/generated/torch.optim.AdamW.html.
 """

@@ -6,7 +6,7 @@ input, and a hand-written ``index_add_``), prints which rows received gradient, 
 ``AssertionError`` if the three differ or if a row breaks the rule "row *v* = sum of the upstream
 gradients at every position holding *v*". The page "Differentiability" includes its regions by
 name; ``scatter_add.out`` beside it is the output shown there. The figure
-``grad_heatmap_repeated_id`` in ``snippets/figures/differentiability.py`` draws
+``grad_heatmap_repeated_id`` in ``snippets/differentiability/figures.py`` draws
 :func:`example` so the picture and the page use the same numbers.
 
 Source of the rule: PyTorch's reference decomposition ``embedding_dense_backward`` in

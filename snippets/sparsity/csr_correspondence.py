@@ -14,7 +14,7 @@ agree, in values and in gradients:
 It also checks that ``mode="mean"`` on the raw token stream equals the row-normalised ``X``.
 Raises ``AssertionError`` if any check fails. The page "Sparsity" includes its regions by name;
 ``csr_correspondence.out`` is the output shown there. The figure module
-``snippets/figures/sparsity.py`` imports :data:`TRAIN`, :func:`fit_vocabulary` and
+``snippets/sparsity/figures.py`` imports :data:`TRAIN`, :func:`fit_vocabulary` and
 :func:`vectorise` so that the figure draws this exact matrix.
 """
 

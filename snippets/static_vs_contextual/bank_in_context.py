@@ -7,7 +7,7 @@ other words of the sentence. Restricting the same layer's attention to each toke
 the two vectors identical again, which pins the difference on attention.
 
 Run it as a script: it asserts every claim and prints the cosine similarities. The figure script
-``snippets/figures/static_vs_contextual.py`` imports :func:`build` and :func:`encode` from here,
+``snippets/static_vs_contextual/figures.py`` imports :func:`build` and :func:`encode` from here,
 so the figures show this exact model.
 
 Sources: ``nn.TransformerEncoderLayer`` (post-norm when ``norm_first=False``, the default)

@@ -1,7 +1,7 @@
 """Reading the fenced code blocks of the site's Markdown the way pytest-codeblocks does.
 
 Used by ``tests/test_fences.py`` (the guard against blocks that nothing executes) and by
-``tests/refresh_outputs.py`` (rewrites expected outputs after a deliberate change).
+``scripts/refresh_outputs.py`` (rewrites expected outputs after a deliberate change).
 
 pytest-codeblocks 0.18 executes only fences whose info string is exactly ``python`` (plus ``sh``
 and ``bash``, which it runs in a shell). It silently skips ```` ```py ````, ```` ```python

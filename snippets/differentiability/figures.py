@@ -1,6 +1,6 @@
 """Figures for the article "Differentiability".
 
-Each public function takes a :class:`~snippets.figures._style.Theme` and returns a matplotlib
+Each public function takes a :class:`~snippets.figure_style.Theme` and returns a matplotlib
 ``Figure``; the build hook renders it to ``figures/<function>-light.svg`` and ``-dark.svg``.
 The numbers drawn come from the page's own snippets (``snippets/differentiability/``), computed
 with PyTorch when the figure is drawn.
@@ -18,7 +18,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
 from snippets.differentiability import optimizers, scatter_add
-from snippets.figures._style import Theme, new_diagram
+from snippets.figure_style import Theme, new_diagram
 
 __all__ = ["grad_heatmap_repeated_id", "rows_moved_per_step"]
 

@@ -1,5 +1,5 @@
 """Building the site and serving it locally, shared by the site tests, the browser test and the
-Lighthouse audit (``python -m tests.lighthouse_audit``).
+Lighthouse audit (``python -m scripts.lighthouse_audit``).
 
 Nothing here is a test; ``tests/conftest.py`` wraps :func:`build_site` in the session fixture
 ``site`` so that the site is built once per ``pytest`` run, whichever tests ask for it.
@@ -20,7 +20,7 @@ from pathlib import Path
 
 import yaml
 
-from tests.fences import ROOT
+from scripts.markdown_fences import ROOT
 
 
 def build_site(project: Path, dest: Path) -> subprocess.CompletedProcess:

@@ -1,9 +1,10 @@
 """Shared look of every generated figure: palettes for Material's light and dark schemes.
 
-Each figure function in ``snippets/figures/`` has the signature ``fn(theme: Theme) -> Figure``
-and draws only with the colours of the theme it is given, so the same code yields the
-``-light.svg`` and ``-dark.svg`` variants that a page shows with Material's ``#only-light`` /
-``#only-dark`` suffixes. Backgrounds stay transparent: the page's own background shows through.
+Each figure function in ``snippets/<page_pkg>/figures.py`` has the signature
+``fn(theme: Theme) -> Figure`` and draws only with the colours of the theme it is given, so the
+same code yields the ``-light.svg`` and ``-dark.svg`` variants that a page shows with Material's
+``#only-light`` / ``#only-dark`` suffixes. Backgrounds stay transparent: the page's own background
+shows through.
 
 Rendering is byte-identical across runs: a fixed ``svg.hashsalt`` (the ids matplotlib gives
 clip paths and glyphs), no ``Date`` metadata, and text kept as text (``svg.fonttype = "none"``)
@@ -41,8 +42,8 @@ class Theme:
     """Colours for one Material palette (all values are CSS hex strings).
 
     ``name`` is ``"light"`` or ``"dark"`` and ends up in the file name
-    (``figures/<function>-<name>.svg``). ``cmap`` names a matplotlib colormap that reads on the
-    palette's background. Contrast of ``fg`` and ``muted`` against ``page_bg`` is at least 4.5:1
+    (``figures/<page>/<function>-<name>.svg``). ``cmap`` names a matplotlib colormap that reads on
+    the palette's background. Contrast of ``fg`` and ``muted`` against ``page_bg`` is at least 4.5:1
     (WCAG AA for text); ``page_bg`` is Material's background for that scheme.
     """
 

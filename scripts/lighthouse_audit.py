@@ -2,7 +2,7 @@
 
 Usage (from the repository root; needs Node.js with npm, and Chromium at /usr/bin/chromium)::
 
-    python -m tests.lighthouse_audit
+    python -m scripts.lighthouse_audit
 
 It builds the site strictly into ``site/``, serves it on 127.0.0.1 (text gzip-compressed, as
 GitHub Pages serves it), runs Lighthouse (pinned in ``.ci/lighthouse/package-lock.json`` and
@@ -41,7 +41,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from tests.built_site import (
+from scripts.markdown_fences import ROOT
+from scripts.site import (
     BROWSER_INSTALL_HINT,
     CHROMIUM,
     CHROMIUM_ARGS,
@@ -51,7 +52,6 @@ from tests.built_site import (
     page_url_path,
     serve,
 )
-from tests.fences import ROOT
 
 LIGHTHOUSE_DIR = ROOT / ".ci" / "lighthouse"
 LIGHTHOUSE = LIGHTHOUSE_DIR / "node_modules" / ".bin" / "lighthouse"

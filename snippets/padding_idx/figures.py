@@ -1,6 +1,6 @@
 """Figures for the article "padding_idx".
 
-Each public function takes a :class:`~snippets.figures._style.Theme` and returns a matplotlib
+Each public function takes a :class:`~snippets.figure_style.Theme` and returns a matplotlib
 ``Figure``; the build hook renders it to ``figures/<function>-light.svg`` and ``-dark.svg``.
 Everything drawn is computed here with PyTorch (``torch.manual_seed(0)``), and each function
 asserts the property its picture is about, so a drawing cannot drift from what PyTorch does.
@@ -17,7 +17,7 @@ from matplotlib.patches import FancyArrowPatch, Rectangle
 from torch import nn
 from torch.nn.utils.rnn import pad_sequence
 
-from snippets.figures._style import Theme, draw_grid, new_diagram, new_figure
+from snippets.figure_style import Theme, draw_grid, new_diagram, new_figure
 
 __all__ = ["padding_batch_to_output", "padding_grad_heatmap"]
 

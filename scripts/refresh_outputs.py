@@ -3,8 +3,8 @@
 Usage (from the repository root, after a deliberate change — a new PyTorch pin, an edited
 example)::
 
-    python -m tests.refresh_outputs            # rewrite, then review with `git diff`
-    python -m tests.refresh_outputs --check    # only report what is stale; exit 1 if anything is
+    python -m scripts.refresh_outputs            # rewrite, then review with `git diff`
+    python -m scripts.refresh_outputs --check    # only report what is stale; exit 1 if anything is
 
 It rewrites
 
@@ -27,11 +27,15 @@ import runpy
 import sys
 from pathlib import Path
 
-from tests.fences import ROOT, markdown_files, read_fences, run_block
+from scripts.markdown_fences import ROOT, markdown_files, read_fences, run_block
 
 
-def refresh_markdown(path: Path, write: bool) -> list[str]:
-    """Refresh the expected outputs of one Markdown file; return ``file:line`` of stale ones."""
+def refresh_markdown(path: Path, write: bool, errors: list[str] | None = None) -> list[str]:
+    """Refresh the expected outputs of one Markdown file; return ``file:line`` of stale ones.
+
+    A block that raises is reported in ``errors`` (``file:line: ExceptionType: message``) and its
+    output left alone; without an ``errors`` list, it raises ``SystemExit`` with that line.
+    """
     lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
     stale = []
     fences = read_fences(path)
@@ -43,9 +47,11 @@ def refresh_markdown(path: Path, write: bool) -> list[str]:
         try:
             printed = run_block("\n".join(code_fence.body) + "\n")
         except Exception as exc:
-            raise SystemExit(
-                f"{code_fence.where()}: block raised {type(exc).__name__}: {exc}"
-            ) from exc
+            message = f"{code_fence.where()}: block raised {type(exc).__name__}: {exc}"
+            if errors is None:
+                raise SystemExit(message) from exc
+            errors.append(message)
+            continue
         current = "".join(ln + "\n" for ln in out_fence.body)
         if printed != current:
             stale.append(out_fence.where())
@@ -82,16 +88,19 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true", help="report stale outputs, change nothing")
     args = parser.parse_args(argv)
-    stale = []
+    stale: list[str] = []
+    errors: list[str] = []
     for path in markdown_files():
-        stale += refresh_markdown(path, write=not args.check)
+        stale += refresh_markdown(path, write=not args.check, errors=errors)
     stale += refresh_snippet_outputs(write=not args.check)
     verb = "stale" if args.check else "rewritten"
     for item in stale:
         print(f"{verb}: {item}")
-    if not stale:
+    for item in errors:
+        print(f"error: {item}")
+    if not stale and not errors:
         print("all expected outputs are current")
-    return 1 if (stale and args.check) else 0
+    return 1 if errors or (stale and args.check) else 0
 
 
 if __name__ == "__main__":

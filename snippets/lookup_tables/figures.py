@@ -1,6 +1,6 @@
 """Figures for the home page and the article "Embeddings as lookup tables".
 
-Each public function takes a :class:`~snippets.figures._style.Theme` and returns a matplotlib
+Each public function takes a :class:`~snippets.figure_style.Theme` and returns a matplotlib
 ``Figure``; the build hook renders it to ``figures/<function>-light.svg`` and ``-dark.svg``.
 The numbers drawn are computed with PyTorch here, not typed in.
 """
@@ -12,7 +12,7 @@ import torch.nn.functional as F
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, Rectangle
 
-from snippets.figures._style import Theme, draw_grid, new_diagram
+from snippets.figure_style import Theme, draw_grid, new_diagram
 
 __all__ = ["onehot_selects_rows", "index_shape_to_output"]
 

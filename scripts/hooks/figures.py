@@ -1,14 +1,15 @@
-"""Build hook: render every figure function in ``snippets/figures/`` to SVG at build time.
+"""Build hook: render every page's figure functions to SVG at build time.
 
-For each public module ``snippets/figures/<name>.py`` (modules starting with ``_`` are helpers)
+A page's figures live beside its snippets: for each module ``snippets/<page_pkg>/figures.py``
 every function listed in its ``__all__`` is called once per theme in
-``snippets.figures._style.THEMES`` and added to the site as
-``figures/<function>-<theme>.svg`` with MkDocs 1.6 ``File.generated``. Nothing is written into
-``docs/`` (writing there would make ``mkdocs serve`` rebuild in a loop) and nothing generated is
-committed. A page shows a figure with Material's palette suffixes::
+``snippets.figure_style.THEMES`` and added to the site as
+``figures/<page>/<function>-<theme>.svg`` (``<page>`` is the package name with ``-`` for ``_``,
+the page's file name) with MkDocs 1.6 ``File.generated``. Nothing is written into ``docs/``
+(writing there would make ``mkdocs serve`` rebuild in a loop) and nothing generated is committed.
+A page shows a figure with Material's palette suffixes::
 
-    ![alt text](figures/onehot_selects_rows-light.svg#only-light)
-    ![alt text](figures/onehot_selects_rows-dark.svg#only-dark)
+    ![alt text](figures/lookup-tables/onehot_selects_rows-light.svg#only-light)
+    ![alt text](figures/lookup-tables/onehot_selects_rows-dark.svg#only-dark)
 
 Timing: the figure modules are imported in ``on_files`` (so the site knows every figure's path
 before links are validated), then drawn in a background thread while MkDocs renders the pages
@@ -21,9 +22,9 @@ shows an edited figure script without a restart.
 
 Within one process (``mkdocs serve``), a figure module's SVGs are reused while nothing it could
 depend on has changed: the cache key hashes the module's source together with every other file
-under ``snippets/`` (data files and helpers included, other figure modules excluded). Editing a
-page re-renders no figure; editing a figure script re-renders that script's figures; editing a
-helper, snippet or data file re-renders all of them. A fresh ``mkdocs build`` renders all.
+under ``snippets/`` (data files and helpers included, other pages' figure modules excluded).
+Editing a page re-renders no figure; editing a figure script re-renders that script's figures;
+editing a helper, snippet or data file re-renders all of them. A fresh ``mkdocs build`` renders all.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
 
-FIGURES_PACKAGE = "snippets.figures"
+STYLE_MODULE = "snippets.figure_style"
 
 #: SVGs rendered earlier in this process: cache key -> {site path: SVG bytes}.
 _CACHE: dict[str, dict[str, bytes]] = {}
@@ -49,9 +50,11 @@ _CACHE: dict[str, dict[str, bytes]] = {}
 
 @dataclass
 class ScriptPlan:
-    """One figure script: its path relative to the repository, cache key and figure functions."""
+    """One figure script: its path relative to the repository, its page's slug (``lookup-tables``),
+    cache key and figure functions."""
 
     rel: str
+    page: str
     key: str
     functions: list = field(default_factory=list)  # [(name, callable)]
 
@@ -73,6 +76,16 @@ def _fresh_import(name: str, root: Path):
     return importlib.import_module(name)
 
 
+def page_slug(package: str) -> str:
+    """The page a snippets package belongs to: ``lookup_tables`` -> ``lookup-tables``."""
+    return package.replace("_", "-")
+
+
+def figure_scripts(root: Path) -> list[Path]:
+    """Every page's figure module, ``snippets/<page_pkg>/figures.py``, sorted."""
+    return sorted((root / "snippets").glob("*/figures.py"))
+
+
 def _cache_keys(root: Path, scripts: list[Path]) -> dict[Path, str]:
     """One key per figure script: sha256 of its source and of every other non-figure file under
     ``snippets/`` (so a change to a helper or a data file invalidates every figure)."""
@@ -90,23 +103,20 @@ def plan_figures(root: Path):
     Returns ``(style_module, [ScriptPlan, ...])``. Raises ``PluginError`` naming the script when
     one fails to import, has no ``__all__``, or exports a name another script exports too.
     """
-    scripts = [
-        p
-        for p in sorted((root / "snippets" / "figures").glob("*.py"))
-        if not p.name.startswith("_")
-    ]
+    scripts = figure_scripts(root)
     keys = _cache_keys(root, scripts)
     try:
-        style = _fresh_import(f"{FIGURES_PACKAGE}._style", root)
+        style = _fresh_import(STYLE_MODULE, root)
     except Exception as exc:  # noqa: BLE001 - reported with the script's name
         raise PluginError(
-            f"figure helper snippets/figures/_style.py failed: {type(exc).__name__}: {exc}"
+            f"figure helper snippets/figure_style.py failed: {type(exc).__name__}: {exc}"
         ) from exc
     plans, owner = [], {}
     for script in scripts:
         rel = script.relative_to(root).as_posix()
+        package = script.parent.name
         try:
-            module = importlib.import_module(f"{FIGURES_PACKAGE}.{script.stem}")
+            module = importlib.import_module(f"snippets.{package}.figures")
         except Exception as exc:  # noqa: BLE001
             raise PluginError(
                 f"figure script {rel} failed to import: {type(exc).__name__}: {exc}"
@@ -114,7 +124,7 @@ def plan_figures(root: Path):
         names = getattr(module, "__all__", None)
         if not names:
             raise PluginError(f"figure script {rel} has no __all__ listing its figure functions")
-        plan = ScriptPlan(rel, keys[script])
+        plan = ScriptPlan(rel, page_slug(package), keys[script])
         for name in names:
             if name in owner:
                 raise PluginError(
@@ -141,19 +151,23 @@ def render_script(style, plan: ScriptPlan) -> dict[str, bytes]:
                     f"figure script {plan.rel}, function {name}() ({theme.name} theme) failed: "
                     f"{type(exc).__name__}: {exc}"
                 ) from exc
-            rendered[f"figures/{name}-{theme.name}.svg"] = svg
+            rendered[f"figures/{plan.page}/{name}-{theme.name}.svg"] = svg
     return rendered
 
 
 def figure_paths(style, plan: ScriptPlan) -> list[str]:
-    """The site paths one script's figures will have (``figures/<function>-<theme>.svg``)."""
-    return [f"figures/{name}-{t.name}.svg" for name, _ in plan.functions for t in style.THEMES]
+    """The site paths one script's figures will have (``figures/<page>/<function>-<theme>.svg``)."""
+    return [
+        f"figures/{plan.page}/{name}-{t.name}.svg"
+        for name, _ in plan.functions
+        for t in style.THEMES
+    ]
 
 
 def render_all_figures(
     root: Path, cache: dict[str, dict[str, bytes]] | None = None
 ) -> dict[str, bytes]:
-    """Render every figure of ``snippets/figures`` for every theme, synchronously.
+    """Render every page's figures (``snippets/*/figures.py``) in every theme, synchronously.
 
     Returns ``{site path: SVG bytes}``. With a ``cache`` dict, scripts whose key is in it are not
     drawn again, and fresh renders are stored in it. Raises ``PluginError`` as ``plan_figures``
@@ -204,7 +218,8 @@ def on_files(files: Files, *, config: MkDocsConfig) -> Files:
     if not todo:
         return files
     folder = Path(tempfile.mkdtemp(prefix="embedding-executed-figures-"))
-    (folder / "figures").mkdir()
+    for plan in todo:
+        (folder / "figures" / plan.page).mkdir(parents=True, exist_ok=True)
     for plan in todo:
         for uri in figure_paths(style, plan):
             files.append(File.generated(config, uri, abs_src_path=str(folder / uri)))

@@ -1,6 +1,6 @@
 """Figures for the article "Sparsity".
 
-Each public function takes a :class:`~snippets.figures._style.Theme` and returns a matplotlib
+Each public function takes a :class:`~snippets.figure_style.Theme` and returns a matplotlib
 ``Figure``; the build hook renders it to ``figures/<function>-light.svg`` and ``-dark.svg``.
 What is drawn is computed here: the CSR matrix comes from the page's own vectoriser
 (``snippets/sparsity/csr_correspondence.py``), and the memory curves come from a formula that
@@ -14,7 +14,7 @@ import torch
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
-from snippets.figures._style import Theme, draw_grid, new_diagram, new_figure
+from snippets.figure_style import Theme, draw_grid, new_diagram, new_figure
 from snippets.sparsity.csr_correspondence import TEXTS, TRAIN, fit_vocabulary, vectorise
 
 __all__ = ["sparsity_csr_as_bags", "sparsity_grad_memory"]

@@ -1,6 +1,6 @@
 """Figures for the article "Layout transposition".
 
-Each public function takes a :class:`~snippets.figures._style.Theme` and returns a matplotlib
+Each public function takes a :class:`~snippets.figure_style.Theme` and returns a matplotlib
 ``Figure``; the build hook renders it to ``figures/<function>-light.svg`` and ``-dark.svg``.
 Every number drawn is computed here with PyTorch, and each function raises ``AssertionError`` if
 PyTorch disagrees with what the picture claims.
@@ -12,7 +12,7 @@ import torch
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, Rectangle
 
-from snippets.figures._style import Theme, draw_grid, new_diagram
+from snippets.figure_style import Theme, draw_grid, new_diagram
 
 __all__ = ["layout_weights_side_by_side", "layout_tied_weight"]
 

@@ -12,7 +12,7 @@ import torch
 from matplotlib.colors import LinearSegmentedColormap
 from matplotlib.figure import Figure
 
-from snippets.figures._style import Theme, new_figure
+from snippets.figure_style import Theme, new_figure
 from snippets.static_vs_contextual.bank_in_context import SENTENCES, build, build_vocab, encode
 
 __all__ = ["svc_pca_static_vs_contextual", "svc_attention_weights"]

@@ -12,7 +12,7 @@ import math
 from matplotlib.figure import Figure
 
 from snippets.benchmarks.lookup_vs_onehot import FORWARD, TRAIN, load_results
-from snippets.figures._style import Theme, new_figure
+from snippets.figure_style import Theme, new_figure
 
 __all__ = ["bench_time_vs_vocab", "bench_ratio_vs_vocab"]
 
