@@ -18,11 +18,15 @@ source follow the pin too.
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
+import yaml
 from packaging.version import Version
+from pytest_codeblocks.main import extract_from_file
 
+from scripts.site import build_site
 from scripts.torch_matrix import (
     COMMAND,
     EARLIER_MINORS,
@@ -33,6 +37,7 @@ from scripts.torch_matrix import (
     pinned_release,
     recorded,
 )
+from scripts.torch_matrix_plugin import block_fingerprint
 
 REFRESH = f"refresh the record: {COMMAND} (then commit {RECORD.relative_to(ROOT)})"
 
@@ -129,3 +134,63 @@ def test_pytorch_links_name_the_pinned_release():
         f"links naming another release than the pinned torch {pinned} (make them follow the pin, "
         "or list a link about an older release in ABOUT_AN_OLDER_RELEASE):\n" + "\n".join(wrong)
     )
+
+
+PAGE = """# A page
+
+### 1. "The first claim"
+
+```python
+assert 1 + 1 == 2
+```
+
+### 2. "The second claim"
+
+```python
+assert 2 + 2 == 4
+```
+
+## By release
+
+<!-- torch-matrix: claims-by-release -->
+"""
+
+
+def test_build_hook_names_the_failing_block_and_the_releases_that_pass(tmp_path):
+    """A minimal project with the hook and a record: release 9.1.0 passes both blocks, 9.0.0 fails
+    the second. The page says "Verified on" 9.1.0 only, names the failing block, its section and
+    its error for 9.0.0, and its claims table marks the second claim as failing there."""
+    project = tmp_path / "project"
+    (project / "docs").mkdir(parents=True)
+    (project / "docs" / "page.md").write_text(PAGE)
+    blocks = [b for b in extract_from_file(project / "docs" / "page.md")]
+    ids = [f"docs/page.md::line {b.lineno}" for b in blocks]
+    prints = [block_fingerprint(b.code, b.expected_output) for b in blocks]
+
+    def run(failed: bool) -> dict:
+        second = {"outcome": "failed", "message": "AssertionError: boom"} if failed else {
+            "outcome": "passed"}
+        return {"date": "2026-01-01", "torch": "x", "tests": {
+            ids[0]: {"outcome": "passed", "fingerprint": prints[0]},
+            ids[1]: {**second, "fingerprint": prints[1]},
+        }}
+
+    record = project / RECORD.relative_to(ROOT)
+    record.parent.mkdir(parents=True)
+    record.write_text(json.dumps({"releases": {"9.1.0": run(False), "9.0.0": run(True)}}))
+    (project / "mkdocs.yml").write_text(yaml.safe_dump({
+        "site_name": "matrix", "strict": True, "nav": [{"Page": "page.md"}],
+        "markdown_extensions": ["toc"],
+        "hooks": [str(ROOT / "scripts" / "hooks" / "torch_matrix.py")],
+    }))
+    proc = build_site(project, tmp_path / "out")
+    assert proc.returncode == 0, proc.stdout[-2000:]
+    page = (tmp_path / "out" / "page" / "index.html").read_text()
+    assert "<strong>Verified on PyTorch 9.1.0</strong>: all 2 checks" in page
+    assert "On PyTorch 9.0.0, 1 of 2 checks of this page fail" in page
+    assert f"block at line {blocks[1].lineno} in <a href=\"#2-the-second-claim\">" in page
+    assert "<code>AssertionError: boom</code>" in page
+    table = page[page.index("<table>"):]
+    first, second = table.split("</tr>")[1:3]
+    assert first.count("<td>holds</td>") == 2
+    assert "<td>holds</td><td><strong>fails</strong>" in second

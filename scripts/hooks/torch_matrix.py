@@ -59,9 +59,10 @@ class Check:
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
     """Load the record (once per build, so ``mkdocs serve`` shows a refreshed one)."""
     global _record, _root
-    _root = Path(config.config_file_path).resolve().parent
-    if str(_root) not in sys.path:
-        sys.path.insert(0, str(_root))
+    _root = Path(config.config_file_path).resolve().parent  # the project: pages and record
+    code = Path(__file__).resolve().parents[2]  # the repository holding scripts/
+    if str(code) not in sys.path:
+        sys.path.insert(0, str(code))
     from scripts.torch_matrix import RECORD, ROOT, load_record
 
     _record = load_record(_root / RECORD.relative_to(ROOT))
@@ -144,7 +145,7 @@ def _anchors(page: Page) -> list[tuple[int, str, str]]:
 
     def walk(items):
         for item in items:
-            out.append((item.level + 1, item.title, item.url))
+            out.append((item.level, html.unescape(item.title), item.url))
             walk(item.children)
 
     walk(page.toc.items)
@@ -174,15 +175,17 @@ def verified_html(page: Page, checks: list[Check]) -> str:
     anchors = _anchors(page)
     good, parts, unverified = [], [], set()
     for release, entry in releases.items():
-        failures = []
+        failures, missing = [], False
         for check in checks:
             result = outcome(check, entry["tests"])
             if result is None:
                 unverified.add(check.label)
+                missing = True
             elif result["outcome"] == "failed":
                 failures.append((check, result.get("message", "")))
         if not failures:
-            good.append(release)
+            if not missing:
+                good.append(release)
             continue
         items = []
         for check, message in failures:
@@ -199,8 +202,9 @@ def verified_html(page: Page, checks: list[Check]) -> str:
         )
     dates = sorted({e["date"] for e in releases.values()})
     if good:
-        head = (f"<strong>Verified on {_release_list(good)}</strong>: all {len(checks)} checks of "
-                "this page pass")
+        counted = f"all {len(checks)} checks" if len(checks) > 1 else "the one check"
+        head = (f"<strong>Verified on {_release_list(good)}</strong>: {counted} of this page "
+                f"pass{'es' if len(checks) == 1 else ''}")
     else:
         head = "<strong>Not verified on any covered PyTorch release</strong>"
     line = f'<p class="torch-matrix">{head} (torch matrix of {", ".join(dates)}, on a CPU).</p>'
