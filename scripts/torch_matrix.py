@@ -288,11 +288,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reinstall", action="store_true",
                         help="rebuild the environments instead of reusing them")
     args = parser.parse_args(argv)
+    sys.stdout.reconfigure(line_buffering=True)  # progress shows as it happens, even in a log
 
     pinned = pinned_release()
-    available = registry_releases()
+    record = load_record()
+    asked = True
+    try:
+        available = registry_releases()
+    except (RuntimeError, subprocess.TimeoutExpired, ValueError) as error:
+        # Offline: keep the releases the record covers when it was made for the same pin.
+        available = record.get("covered", []) if record.get("pinned") == pinned else [pinned]
+        asked = False
+        print(f"the registry could not be asked ({str(error).splitlines()[0]}); using "
+              f"{', '.join(available)}", file=sys.stderr)
     covered = covered_releases(pinned, available)
-    newer = newer_than(pinned, available)
+    newer = newer_than(pinned, available) if asked else None
     print(f"covered releases: {', '.join(covered)} (pinned: {pinned})")
     if args.list:
         _tell_newer(pinned, newer)
@@ -302,7 +312,6 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"not a covered release: {', '.join(unknown)} (covered: {', '.join(covered)})")
 
-    record = load_record()
     releases = {r: e for r, e in record.get("releases", {}).items() if r in covered}
     status = 0
     for release in chosen:
@@ -329,10 +338,15 @@ def main(argv: list[str] | None = None) -> int:
     return status
 
 
-def _tell_newer(pinned: str, newer: list[str]) -> None:
-    if newer:
-        print(f"NEWER torch on the registry than the pin {pinned}: {', '.join(newer)}. Consider "
-              "moving the pin in requirements.txt, refreshing outputs and rerunning the matrix.")
+def _tell_newer(pinned: str, newer: list[str] | None) -> None:
+    """Print the releases on the registry newer than the pin (``None``: the registry was not
+    reached)."""
+    if newer is None:
+        print("could not ask the registry for torch releases newer than the pin")
+    elif newer:
+        print(f"NEWER torch on the registry than the pin {pinned}: {', '.join(newer)}. To move "
+              "to it: change the pin in requirements.txt, install it, then run "
+              f"python -m scripts.refresh_outputs and {COMMAND}.")
     else:
         print(f"no torch release on the registry is newer than the pin {pinned}")
 
