@@ -155,7 +155,7 @@ def ensure_venv(release: str, reinstall: bool = False, log=print) -> Path:
     pending = home / "requirements.pending.txt"
     pending.write_text(wanted)
     log(f"[{release}] pip install -r requirements.txt with torch=={release} "
-        f"(log: {log_file}; the first time, several minutes and up to ~5 GB)")
+        f"(log: {log_file}; the first time, several minutes and up to ~6 GB)")
     started = time.monotonic()
     with log_file.open("w") as out:
         for args in (["--upgrade", "pip"], ["-r", str(pending)]):

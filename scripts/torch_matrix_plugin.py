@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -28,7 +29,11 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 OUT_VARIABLE = "TORCH_MATRIX_OUT"
 #: Longest failure or skip message kept in the record (characters).
-MESSAGE_LENGTH = 200
+MESSAGE_LENGTH = 240
+#: How pytest-codeblocks reports a block whose printed output is not the page's.
+OUTPUT_MISMATCH = re.compile(
+    r"Expected output\n```\n(?P<shown>.*?)```\nbut got\n```\n(?P<printed>.*)```", re.DOTALL
+)
 
 
 def block_fingerprint(code: str, expected_output: str | None) -> str:
@@ -73,14 +78,28 @@ def first_line(text: str) -> str:
 def _error_message(item: pytest.Item, excinfo: pytest.ExceptionInfo) -> str:
     """``Type: first line`` of the error that failed ``item``. pytest-codeblocks wraps a block's
     error in a ``RuntimeError`` that repeats the block's code: the original error is its context;
-    a wrong printed output has no context and is said so."""
+    a wrong printed output is given by its first line that differs from the page's."""
     error = excinfo.value
     if type(item).__name__ == "TestBlock":
         if error.__context__ is not None:
             error = error.__context__
-        elif "Expected output" in str(error):
-            return "printed output differs from the output shown on the page"
+        elif mismatch := OUTPUT_MISMATCH.search(str(error)):
+            return output_difference(mismatch["shown"], mismatch["printed"])
     return first_line(f"{type(error).__name__}: {error}")
+
+
+def output_difference(shown: str, printed: str) -> str:
+    """``prints "<line>" where the page shows "<line>"``: the first line that differs between the
+    output a page shows and the output its block printed (one line, shortened to fit)."""
+    shown_lines, printed_lines = shown.splitlines(), printed.splitlines()
+    for n in range(max(len(shown_lines), len(printed_lines))):
+        a = shown_lines[n].strip() if n < len(shown_lines) else "(nothing)"
+        b = printed_lines[n].strip() if n < len(printed_lines) else "(nothing)"
+        if a != b:
+            half = MESSAGE_LENGTH // 2 - 20
+            short = [s if len(s) <= half else s[: half - 1] + "…" for s in (b, a)]
+            return f'prints "{short[0]}" where the page shows "{short[1]}"'
+    return "printed output differs from the page's in whitespace only"
 
 
 @pytest.hookimpl(hookwrapper=True)
