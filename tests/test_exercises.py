@@ -1,0 +1,347 @@
+"""Guard: every article ends with three to five exercises, each with a solution that the tests run.
+
+An *article* is a page listed under ``Articles`` in ``mkdocs.yml``'s ``nav`` (read from the file,
+so a page added there later is covered). What counts as an exercise:
+
+* the page's last ``## `` section is ``## Exercises``;
+* inside it, each ``### Exercise N: title`` heading starts an exercise, numbered 1, 2, 3, … in
+  order; any other ``###`` heading there is an error (a misspelt heading would otherwise not
+  count);
+* its statement opens with its kind in italics (``*Warm-up.*``, ``*Predict the output.*``,
+  ``*Find the bug.*``, ``*Write it.*``), and at least one exercise per article is a "Predict the
+  output" or a "Find the bug";
+* each exercise holds exactly one collapsed admonition ``??? success "Solution"`` (``???+`` would
+  show it open), and inside it (indented) at least one bare ```` ```python ```` fence that is not
+  skipped and holds an ``assert`` statement or an ``assert_*`` call
+  (``torch.testing.assert_close``): the answer, stated as a check.
+
+The fence is also looked up in what pytest-codeblocks 0.18 itself collects from the page, so that a
+solution counts only if the plugin really runs it (it reads fences at any indentation, which
+``???`` blocks need). A block in an exercise's statement that is skipped (the question of a
+"predict the output" or "find the bug" exercise) must appear in that exercise's solution,
+line for line and in order (indentation aside: the solution may wrap a line that raises in
+``try``, and add lines between), so the code the reader is asked about is the code that runs.
+Indented markers need a blank line before their fence, or Markdown renders the fence inside the
+marker's paragraph.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import textwrap
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+import yaml
+from pytest_codeblocks.main import extract_from_file
+
+from scripts.markdown_fences import ROOT, Fence, read_fences
+
+MIN_EXERCISES, MAX_EXERCISES = 3, 5
+SECTION = re.compile(r"^## (?P<title>.+?)\s*$")
+EXERCISE = re.compile(r"^### Exercise (?P<n>\d+): (?P<title>\S.*?)\s*$")
+SUBHEADING = re.compile(r"^### ")
+SOLUTION = re.compile(r'^\?\?\? success "Solution"\s*$')
+ADMONITION_LIKE = re.compile(r"^(\?\?\?\+?|!!!)\s")
+#: A pytest marker inside an admonition or a tab (indented), e.g. the expected-output marker.
+INDENTED_MARKER = re.compile(r"^[ \t]+<!--.*-->\s*$")
+#: How a statement names its kind; one exercise per article must be one of these.
+KIND = re.compile(r"^\*(?P<kind>[A-Z][a-z-]+(?: [a-z-]+)*)\.\*")
+LEARN_FROM_MISTAKES = {"Predict the output", "Find the bug"}
+FOOTNOTE = re.compile(r"^\[\^[^\]]+\]:")
+
+
+def article_pages() -> list[str]:
+    """The pages under ``Articles`` in mkdocs.yml's ``nav``, as paths relative to ``docs/``.
+
+    Raises ``LookupError`` when the nav has no ``Articles`` section.
+    """
+    config = yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=yaml.BaseLoader)  # noqa: S506
+
+    def walk(node):
+        if isinstance(node, str):
+            yield node
+        elif isinstance(node, list):
+            for item in node:
+                yield from walk(item)
+        elif isinstance(node, dict):
+            for value in node.values():
+                yield from walk(value)
+
+    for entry in config["nav"]:
+        if isinstance(entry, dict) and "Articles" in entry:
+            return list(walk(entry["Articles"]))
+    raise LookupError("mkdocs.yml's nav has no 'Articles' section")
+
+
+@dataclass
+class Exercise:
+    """One ``### Exercise N: title`` and what lies under it (1-based line numbers)."""
+
+    number: int
+    title: str
+    line: int
+    end: int  # last line of the exercise, inclusive
+    kind: str | None = None  # "Predict the output", "Find the bug", "Warm-up", …
+    solutions: list[tuple[int, int]] = field(default_factory=list)  # (first, last) line
+    other_admonitions: list[int] = field(default_factory=list)
+
+
+def _asserts(code: str) -> bool:
+    """True when ``code`` holds an ``assert`` statement or calls something named ``assert*``."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return False
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assert):
+            return True
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if name.startswith("assert"):
+                return True
+    return False
+
+
+def _exercises(lines: list[str]) -> tuple[list[Exercise], list[str]]:
+    """The exercises of a page's ``## Exercises`` section, and structural problems found."""
+    problems: list[str] = []
+    sections = [(i, m["title"]) for i, ln in enumerate(lines) if (m := SECTION.match(ln))]
+    starts = [i for i, title in sections if title == "Exercises"]
+    if not starts:
+        return [], ["no '## Exercises' section"]
+    if len(starts) > 1:
+        problems.append("more than one '## Exercises' section")
+    start = starts[0]
+    later = [i for i, _ in sections if i > start]
+    if later:
+        problems.append(
+            f"line {later[0] + 1}: '{lines[later[0]]}' follows '## Exercises'; the exercises must "
+            "be the page's last section (only footnotes may follow)"
+        )
+    end = later[0] if later else len(lines)
+    footnotes = [i for i in range(start, end) if FOOTNOTE.match(lines[i])]
+    end = footnotes[0] if footnotes else end
+
+    exercises: list[Exercise] = []
+    for i in range(start + 1, end):
+        m = EXERCISE.match(lines[i])
+        if m:
+            if exercises:
+                exercises[-1].end = i
+            exercises.append(Exercise(int(m["n"]), m["title"], i + 1, end))
+            first_text = next((ln for ln in lines[i + 1 : end] if ln.strip()), "")
+            if k := KIND.match(first_text):
+                exercises[-1].kind = k["kind"]
+            else:
+                problems.append(
+                    f"line {i + 1}: Exercise {m['n']}'s statement does not open with its kind "
+                    "in italics ('*Warm-up.*', '*Predict the output.*', '*Find the bug.*', …)"
+                )
+        elif SUBHEADING.match(lines[i]):
+            problems.append(
+                f"line {i + 1}: '{lines[i]}' is not an exercise heading ('### Exercise N: title')"
+            )
+        elif SOLUTION.match(lines[i]) or ADMONITION_LIKE.match(lines[i]):
+            if not exercises:
+                problems.append(f"line {i + 1}: admonition before the first exercise heading")
+                continue
+            ex = exercises[-1]
+            if not SOLUTION.match(lines[i]):
+                ex.other_admonitions.append(i + 1)
+                continue
+            last = i
+            for j in range(i + 1, ex.end):
+                if lines[j].strip() and not lines[j].startswith("    "):
+                    break
+                if lines[j].strip():
+                    last = j
+            ex.solutions.append((i + 1, last + 1))
+    numbers = [ex.number for ex in exercises]
+    if numbers != list(range(1, len(numbers) + 1)):
+        problems.append(f"exercises are numbered {numbers}, not 1, 2, 3, …")
+    return exercises, problems
+
+
+def exercise_problems(path: Path) -> list[str]:
+    """Everything that keeps ``path`` from having 3-5 exercises with executed solutions.
+
+    Returns one message per problem, each naming the file and, where there is one, the line.
+    An empty list means the page passes.
+    """
+    rel = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+    lines = path.read_text(encoding="utf-8").splitlines()
+    exercises, problems = _exercises(lines)
+    problems = [f"{rel}: {p}" for p in problems]
+    if not MIN_EXERCISES <= len(exercises) <= MAX_EXERCISES:
+        problems.append(
+            f"{rel}: {len(exercises)} exercises; an article needs "
+            f"{MIN_EXERCISES} to {MAX_EXERCISES}"
+        )
+
+    for i, (line, following) in enumerate(zip(lines, lines[1:], strict=False)):
+        if INDENTED_MARKER.match(line) and following.lstrip().startswith(("```", "~~~")):
+            problems.append(
+                f"{rel}:{i + 1}: put a blank line between this indented marker and its fence; "
+                "without one, Markdown renders the block inside a <p> with the comment"
+            )
+
+    if exercises and not any(ex.kind in LEARN_FROM_MISTAKES for ex in exercises):
+        problems.append(
+            f"{rel}: no exercise is a '*Predict the output.*' or '*Find the bug.*' (the "
+            "statement's first words), built on a mistake readers make"
+        )
+
+    fences = read_fences(path)
+    collected = {block.lineno: block for block in extract_from_file(path)}
+    for ex in exercises:
+        where = f"{rel}:{ex.line} (Exercise {ex.number})"
+        if ex.other_admonitions:
+            problems.append(
+                f"{where}: line {ex.other_admonitions[0]} is an admonition other than a collapsed "
+                '\'??? success "Solution"\''
+            )
+        if len(ex.solutions) != 1:
+            problems.append(
+                f"{where}: {len(ex.solutions)} '??? success \"Solution\"' blocks; "
+                "it needs exactly one"
+            )
+            continue
+        first, last = ex.solutions[0]
+        inside = [f for f in fences if first < f.line <= last and f.indent.startswith("    ")]
+        executed = [f for f in inside if _runs(f, collected)]
+        if not executed:
+            problems.append(
+                f"{where}: its solution has no bare ```python fence that pytest-codeblocks runs "
+                "unskipped"
+            )
+        elif not any(_asserts("\n".join(f.body)) for f in executed):
+            problems.append(f"{where}: its solution's code asserts nothing; state the answer as an "
+                            "assert")
+        solution_lines = [ln.strip() for f in executed for ln in f.body if ln.strip()]
+        for f in fences:
+            if ex.line < f.line < first and f.executed_by_codeblocks and f.skip_reason:
+                question = [ln.strip() for ln in f.body if ln.strip()]
+                if not _in_order(question, solution_lines):
+                    problems.append(
+                        f"{f.where()}: skipped block in Exercise {ex.number}'s statement does not "
+                        "appear in its solution (line for line, in order), so nothing runs it"
+                    )
+    return problems
+
+
+def _in_order(needles: list[str], haystack: list[str]) -> bool:
+    """True when every line of ``needles`` occurs in ``haystack``, in the same order."""
+    rest = iter(haystack)
+    return all(any(n == h for h in rest) for n in needles)
+
+
+def _runs(fence: Fence, collected: dict) -> bool:
+    """True when pytest-codeblocks collects ``fence`` as Python with no skip or xfail mark."""
+    block = collected.get(fence.line)
+    if block is None or block.syntax != "python" or not fence.executed_by_codeblocks:
+        return False
+    return not any(re.match(r"pytest\.mark\.(skip|skipif|xfail)\b", m) for m in block.marks)
+
+
+ARTICLES = article_pages()
+
+
+def test_nav_has_articles():
+    """The parametrised test below is not vacuous: the nav lists articles."""
+    assert len(ARTICLES) >= 6, ARTICLES
+
+
+@pytest.mark.parametrize("page", ARTICLES)
+def test_article_has_exercises_with_executed_solutions(page):
+    problems = exercise_problems(ROOT / "docs" / page)
+    assert not problems, "\n".join(problems)
+
+
+GOOD_EXERCISE = '''
+### Exercise {n}: Something
+
+*Find the bug.* Do something.
+
+??? success "Solution"
+
+    Done:
+
+    ```python
+    assert 1 + 1 == 2
+    ```
+'''
+
+
+def _page(tmp_path: Path, body: str) -> Path:
+    page = tmp_path / "page.md"
+    page.write_text("# Page\n\nText.\n\n## Exercises\n" + textwrap.dedent(body), encoding="utf-8")
+    return page
+
+
+def test_guard_accepts_a_good_page(tmp_path):
+    body = "".join(GOOD_EXERCISE.format(n=n) for n in (1, 2, 3)) + "\n[^a]: x\n"
+    page = _page(tmp_path, body.replace("*Find the bug.*", "*Warm-up.*", 1))
+    assert exercise_problems(page) == []
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        pytest.param("".join(GOOD_EXERCISE.format(n=n) for n in (1, 2)), "2 exercises",
+                     id="too-few"),
+        pytest.param("".join(GOOD_EXERCISE.format(n=n) for n in range(1, 7)), "6 exercises",
+                     id="too-many"),
+        pytest.param("".join(GOOD_EXERCISE.format(n=n) for n in (1, 2, 4)), "numbered [1, 2, 4]",
+                     id="numbering"),
+        pytest.param("".join(GOOD_EXERCISE.format(n=n) for n in (1, 2, 3))
+                     + "\n## Where next\n\nMore.\n", "must be the page's last section",
+                     id="not-last"),
+        pytest.param("".join(GOOD_EXERCISE.format(n=n) for n in (1, 2, 3))
+                     .replace("### Exercise 3: Something", "### Exercice 3: Something"),
+                     "not an exercise heading", id="misspelt-heading"),
+        pytest.param("".join(GOOD_EXERCISE.format(n=n) for n in (1, 2, 3))
+                     .replace('    ```python\n    assert 1 + 1 == 2',
+                              '    <!--pytest.mark.skip(reason="slow")-->\n    ```python\n'
+                              '    assert 1 + 1 == 2', 1),
+                     "Exercise 1): its solution has no bare ```python fence", id="skipped"),
+        pytest.param("".join(GOOD_EXERCISE.format(n=n) for n in (1, 2, 3))
+                     .replace("    ```python\n    assert 1 + 1 == 2", "    ```py\n    x = 2", 1),
+                     "Exercise 1): its solution has no bare ```python fence", id="not-bare"),
+        pytest.param("".join(GOOD_EXERCISE.format(n=n) for n in (1, 2, 3))
+                     .replace("assert 1 + 1 == 2", "print(1 + 1)", 1),
+                     "Exercise 1): its solution's code asserts nothing", id="no-assert"),
+        pytest.param("".join(GOOD_EXERCISE.format(n=n) for n in (1, 2, 3))
+                     .replace('??? success "Solution"', '???+ success "Solution"', 1),
+                     "Exercise 1): 0 '??? success", id="open-solution"),
+        pytest.param("".join(GOOD_EXERCISE.format(n=n) for n in (1, 2, 3))
+                     .replace("    ```python\n    assert 1 + 1 == 2\n    ```\n",
+                              "```python\nassert 1 + 1 == 2\n```\n", 1),
+                     "Exercise 1): its solution has no bare ```python fence",
+                     id="code-outside-solution"),
+        pytest.param("".join(GOOD_EXERCISE.format(n=n) for n in (1, 2, 3))
+                     .replace("*Find the bug.*", "*Write it.*"),
+                     "no exercise is a '*Predict the output.*'", id="no-mistake-exercise"),
+        pytest.param("".join(GOOD_EXERCISE.format(n=n) for n in (1, 2, 3))
+                     .replace("*Find the bug.* Do", "Do", 1),
+                     "Exercise 1's statement does not open with its kind", id="no-kind"),
+        pytest.param("".join(GOOD_EXERCISE.format(n=n) for n in (1, 2, 3))
+                     .replace("    assert 1 + 1 == 2\n    ```\n",
+                              "    print(2)\n    assert 1 + 1 == 2\n    ```\n\n"
+                              "    <!--pytest-codeblocks:expected-output-->\n    ```text\n"
+                              "    2\n    ```\n", 1),
+                     "put a blank line between this indented marker", id="marker-glued"),
+        pytest.param("".join(GOOD_EXERCISE.format(n=n) for n in (1, 2, 3))
+                     .replace("Do something.\n",
+                              'Do something.\n\n<!--pytest.mark.skip(reason="the question")-->\n'
+                              "```python\nx = 3\n```\n", 1),
+                     "does not appear in its solution", id="orphan-question"),
+    ],
+)
+def test_guard_reports(tmp_path, body, expected):
+    """The guard itself: each way of falling short is reported."""
+    problems = exercise_problems(_page(tmp_path, body))
+    assert any(expected in p for p in problems), problems
