@@ -163,17 +163,29 @@ def _section_of(line: int, sections, anchors) -> tuple[str, str] | None:
     return title, url
 
 
+def _releases() -> dict[str, dict]:
+    """The record's releases, newest first."""
+    from packaging.version import Version
+
+    runs = _record.get("releases", {})
+    return {r: runs[r] for r in sorted(runs, key=Version, reverse=True)}
+
+
 def _release_list(releases: list[str]) -> str:
-    names = [f"PyTorch {r}" for r in releases]
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    """``PyTorch 2.15.0``, ``PyTorch 2.14.1 and 2.13.0``, ``PyTorch 2.15.0, 2.14.1 and 2.13.0``."""
+    if len(releases) == 1:
+        return f"PyTorch {releases[0]}"
+    return f"PyTorch {', '.join(releases[:-1])} and {releases[-1]}"
 
 
 def verified_html(page: Page, checks: list[Check]) -> str:
-    """The "Verified on" line and one warning per release where a check fails (HTML)."""
-    releases = _record.get("releases", {})
+    """The "Verified on" line and a warning for the releases where checks fail, one per set of
+    failures (releases failing the same way share one), newest release first (HTML)."""
+    releases = _releases()
     sections = _sections(Path(page.file.abs_src_path)) if page.file.src_uri.endswith(".md") else []
     anchors = _anchors(page)
-    good, parts, unverified = [], [], set()
+    good, unverified = [], set()
+    failing: dict[tuple, tuple[list, list[str]]] = {}  # (label, message)s -> failures, releases
     for release, entry in releases.items():
         failures, missing = [], False
         for check in checks:
@@ -187,6 +199,10 @@ def verified_html(page: Page, checks: list[Check]) -> str:
             if not missing:
                 good.append(release)
             continue
+        key = tuple((check.label, message) for check, message in failures)
+        failing.setdefault(key, (failures, []))[1].append(release)
+    parts = []
+    for failures, where_failing in failing.values():
         items = []
         for check, message in failures:
             where = html.escape(check.label)
@@ -194,10 +210,11 @@ def verified_html(page: Page, checks: list[Check]) -> str:
             if section:
                 where += f' in <a href="{section[1]}">{html.escape(section[0])}</a>'
             items.append(f"<li>{where}: <code>{html.escape(message)}</code></li>")
+        verb = "fails" if len(failures) == 1 else "fail"
         parts.append(
             '<div class="admonition warning torch-matrix">'
-            f'<p class="admonition-title">On PyTorch {release}, {len(failures)} of {len(checks)} '
-            "checks of this page fail</p>"
+            f'<p class="admonition-title">On {_release_list(where_failing)}, {len(failures)} of '
+            f"{len(checks)} checks of this page {verb}</p>"
             f"<ul>{''.join(items)}</ul></div>"
         )
     dates = sorted({e["date"] for e in releases.values()})
@@ -217,7 +234,7 @@ def verified_html(page: Page, checks: list[Check]) -> str:
 def claims_table(page: Page, checks: list[Check]) -> str:
     """The claims-by-release table (HTML): one row per ``###`` claim of the page holding a block,
     a mark per release: passes, fails (with the error as a title), or not yet run."""
-    releases = list(_record.get("releases", {}))
+    releases = list(_releases())
     sections = _sections(Path(page.file.abs_src_path))
     anchors = _anchors(page)
     rows = []
