@@ -23,19 +23,23 @@ import yaml
 from scripts.markdown_fences import ROOT
 
 
-def build_site(project: Path, dest: Path) -> subprocess.CompletedProcess:
-    """Run ``mkdocs build --strict`` for ``project`` into ``dest``; return the finished process.
+def build_site(project: Path, dest: Path, generator: str = "mkdocs",
+               timeout: float = 110) -> subprocess.CompletedProcess:
+    """Run ``<generator> build --strict`` for ``project`` into ``dest``; return the process.
 
-    Output (stdout and stderr together, text) is in ``.stdout``. Never raises on a failed build.
+    ``generator`` is ``"mkdocs"`` or ``"properdocs"`` (MkDocs' continuation, which reads the same
+    ``mkdocs.yml``: see ``scripts/properdocs_check.py``). Output (stdout and stderr together, text)
+    is in ``.stdout``. Never raises on a failed build; raises ``subprocess.TimeoutExpired`` after
+    ``timeout`` seconds.
     """
     return subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(project / "mkdocs.yml"),
+        [sys.executable, "-m", generator, "build", "--strict", "-f", str(project / "mkdocs.yml"),
          "-d", str(dest)],
         cwd=project,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
-        timeout=110,
+        timeout=timeout,
         # Material prints a banner about its successor that is not about this site.
         env={**os.environ, "NO_MKDOCS_2_WARNING": "1", "NO_COLOR": "1"},
     )

@@ -5,8 +5,7 @@ screen (``content-visibility: auto``), which keeps long articles quick to load o
 skipped block is laid out at a placeholder height (``contain-intrinsic-size``) until it nears the
 viewport. A guessed placeholder makes the page jump when the real block replaces it: the
 scrollbar is wrong, a ``#link`` lands off target, and the footer moves under a reader who has
-scrolled to the bottom (it also misled Lighthouse's colour-contrast check, which measured the
-footer's text against the block that had just grown over it).
+scrolled to the bottom.
 
 Code never wraps (long lines scroll sideways), so a block's height is its line count times the
 line height plus its padding, whatever the screen width. This hook writes that count on each

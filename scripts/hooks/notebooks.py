@@ -1,11 +1,11 @@
 """Build hook: notebook pages (mkdocs-jupyter) made as light as an article, and their links checked.
 
-mkdocs-jupyter 0.26 renders a notebook with nbconvert's JupyterLab template, which inlines about
-590 kB of CSS (JupyterLab's whole stylesheet, a theme, Pygments rules twice), a copy-to-clipboard
-script with a hidden duplicate of every code cell, a MathJax loader with an empty ``src`` and a
-Mermaid loader that imports from a CDN when a page holds a diagram. None of it is configurable
-away. With it, the hands-on notebook page weighed 1,097 KiB and scored 87 on Lighthouse
-performance (desktop preset, median of 3); without it, 456 KiB and 99, like an article.
+mkdocs-jupyter 0.26 renders a notebook with nbconvert's JupyterLab template, which inlines
+JupyterLab's whole stylesheet, a theme and Pygments rules twice, a copy-to-clipboard script with a
+hidden duplicate of every code cell, a MathJax loader with an empty ``src`` and a Mermaid loader
+that imports from a CDN when a page holds a diagram. None of it is configurable away, and all of
+it is weight a phone downloads and styles for nothing: the site's own styles already cover code
+cells and outputs.
 
 For every page whose source is an ``.ipynb`` this hook:
 

@@ -84,7 +84,12 @@ def main() -> None:
         torch.set_num_threads(threads)
 
 
-def train_and_report() -> None:
+def train_and_report() -> tuple[list[str], torch.Tensor]:
+    """Train, print and check what the page shows; return the vocabulary and the trained table.
+
+    Returns ``(itos, table)``: the 143 words in id order and the float32 ``[143, 16]`` table
+    (``snippets/tokenizers/pretrained_vectors.py`` saves it as word2vec-format text).
+    """
     # --8<-- [start:data]
     words = tokens()  # 867 words of the diary
     itos = sorted(set(words))  # the vocabulary: 143 distinct words
@@ -138,6 +143,7 @@ def train_and_report() -> None:
     money = torch.tensor([stoi[w] for w in "my sister put money in the bank".split()])
     assert torch.equal(emb(river)[-1], emb(money)[-1])
     # --8<-- [end:bank]
+    return itos, after
 
 
 if __name__ == "__main__":

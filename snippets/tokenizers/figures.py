@@ -1,0 +1,107 @@
+"""Figures for the article "From text to ids: tokenizers, vocabularies and pretrained vectors".
+
+``tok_vocab_vs_length`` trains the tokenizers of ``snippets/tokenizers/train_subwords.py`` on the
+diary when the site builds (well under a second) and plots what it measures;
+``tok_grown_table`` draws the table of ``snippets/tokenizers/grow_table.py`` before and after
+three rows are appended, from the numbers that file computes. Each function raises
+``AssertionError`` if the picture would contradict what the page says.
+"""
+
+from __future__ import annotations
+
+import torch
+from matplotlib.figure import Figure
+from matplotlib.patches import FancyArrowPatch
+from torch import nn
+
+from snippets.figure_style import Theme, draw_grid, new_diagram, new_figure
+from snippets.tokenizers.grow_table import TiedLM
+from snippets.tokenizers.train_subwords import EMBEDDING_DIM, read_lines, tradeoff
+
+__all__ = ["tok_vocab_vs_length", "tok_grown_table"]
+
+
+def tok_vocab_vs_length(theme: Theme) -> Figure:
+    """Tokens needed for the diary against vocabulary size, for two subword tokenizers.
+
+    x: vocabulary size (rows of the embedding table; a top axis gives the table's parameters at
+    ``EMBEDDING_DIM`` columns); y: tokens for the whole diary. One line per tokenizer kind (BPE,
+    byte-level BPE), and one point for the word-level vocabulary. Asserted: every line falls as
+    the vocabulary grows, and character-level BPE ends on the word-level token count.
+    """
+    lines = read_lines()
+    results = tradeoff(lines)
+    words_v, words_n = results["words"][0]
+    assert results["BPE"][-1][1] == words_n
+
+    fig = new_figure(theme, 7.2, 4.0)
+    ax = fig.add_subplot()
+    styles = {
+        "BPE": dict(color=theme.accent, marker="o", ls="-"),
+        "byte-level BPE": dict(color=theme.second, marker="s", ls="--"),
+    }
+    for name, style in styles.items():
+        v, n = zip(*results[name], strict=True)
+        assert list(n) == sorted(n, reverse=True)
+        ax.plot(v, n, label=name, lw=1.8, ms=5, **style)
+    ax.plot([words_v], [words_n], marker="*", ms=14, ls="none", color=theme.accent,
+            markeredgecolor=theme.fg, label="whole words (no subwords)")
+    ax.annotate(f"whole words: {words_v} ids,\n{words_n} tokens, no spelling of new words",
+                (words_v, words_n), xytext=(170, 2500), textcoords="data", fontsize=9,
+                color=theme.fg, arrowprops=dict(arrowstyle="->", color=theme.muted))
+    ax.set_xlabel("vocabulary size = rows of the embedding table", color=theme.fg)
+    ax.set_ylabel("tokens for the 4.3 KB diary", color=theme.fg)
+    top = ax.secondary_xaxis("top", functions=(lambda v: v * EMBEDDING_DIM,
+                                               lambda p: p / EMBEDDING_DIM))
+    top.set_xlabel(f"table parameters at embedding_dim = {EMBEDDING_DIM}", color=theme.fg)
+    for axis in (ax, top):
+        axis.tick_params(colors=theme.muted, labelcolor=theme.fg)
+    for spine in ax.spines.values():
+        spine.set_color(theme.muted)
+    ax.grid(True, color=theme.muted, alpha=0.25, lw=0.6)
+    leg = ax.legend(frameon=False, fontsize=9)
+    for text in leg.get_texts():
+        text.set_color(theme.fg)
+    return fig
+
+
+def tok_grown_table(theme: Theme) -> Figure:
+    """A 6-row table (3 columns shown) before and after growing by 2 rows, and its tied head.
+
+    Left: the old table. Right: the same 6 rows (bit for bit, asserted) and 2 new rows equal to
+    the column means of the old ones (asserted), highlighted; a label says the output layer's
+    weight is the same tensor (asserted with ``is``).
+    """
+    torch.manual_seed(0)
+    lm = TiedLM(nn.Embedding(6, 3))
+    old = lm.embed.weight.detach().clone()
+    lm.grow(2)
+    new = lm.embed.weight.detach()
+    assert torch.equal(new[:6], old) and torch.equal(new[6:], old.mean(0).expand(2, 3))
+    assert lm.head.weight is lm.embed.weight
+
+    def labels(t: torch.Tensor) -> list[list[str]]:
+        return [[f"{x:+.2f}" for x in row] for row in t.tolist()]
+
+    fig, ax = new_diagram(theme, 8.0, 5.0)
+    draw_grid(ax, 0, 8, labels(old), theme, fontsize=7)
+    draw_grid(ax, 6.5, 8, labels(new), theme, highlight_rows=(6, 7), fontsize=7)
+    for r in range(8):
+        ax.text(6.3, 8 - (r + 0.5), f"{r}", ha="right", va="center", fontsize=8,
+                color=theme.accent if r >= 6 else theme.muted)
+    for r in range(6):
+        ax.text(-0.2, 8 - (r + 0.5), f"{r}", ha="right", va="center", fontsize=8,
+                color=theme.muted)
+    ax.text(1.5, 8.4, "before: [6, 3]", ha="center", fontsize=10, color=theme.fg)
+    ax.text(8.0, 8.4, "after grow(2): [8, 3]", ha="center", fontsize=10, color=theme.fg)
+    ax.add_patch(FancyArrowPatch((3.3, 5), (5.9, 5), arrowstyle="-|>", mutation_scale=14,
+                                 color=theme.muted))
+    ax.text(4.6, 5.3, "copied\nbit for bit", ha="center", va="bottom", fontsize=8,
+            color=theme.fg)
+    ax.text(9.8, 1.0, "new rows:\nmean of rows 0-5", ha="left", va="center", fontsize=9,
+            color=theme.accent)
+    ax.text(9.8, 5.0, "head.weight is\nembed.weight:\nthe output layer\ngrows with it",
+            ha="left", va="center", fontsize=9, color=theme.fg)
+    ax.set_xlim(-0.8, 12.6)
+    ax.set_ylim(-0.2, 9.0)
+    return fig
