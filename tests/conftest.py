@@ -9,11 +9,32 @@ from pathlib import Path
 
 import matplotlib
 import pytest
+from hypothesis import HealthCheck, settings
 
 from scripts.markdown_fences import ROOT
 from scripts.site import build_site, docs_tree
 
 matplotlib.use("Agg")  # figures render without a display
+
+# Hypothesis profiles for the property tests (tests/test_claims_*.py). "ci", the default, is
+# derandomized (the same examples on every run), keeps no example database (nothing written to
+# disk) and draws few examples, so that all property tests together take a few seconds of CPU.
+# "thorough" searches twenty times further (minutes, not seconds; pytest-timeout's 120 s per test
+# must be lifted):
+#     python -m pytest tests/test_claims_*.py --hypothesis-profile thorough --timeout 0
+# A failing example it finds is added to its test as an @example.
+settings.register_profile(
+    "ci", derandomize=True, database=None, max_examples=25, deadline=None, print_blob=True
+)
+settings.register_profile(
+    "thorough",
+    max_examples=500,
+    database=None,
+    deadline=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.load_profile("ci")
 
 #: Where the browser test saved this session's screenshots (set by the ``screenshots`` fixture).
 SCREENSHOTS = pytest.StashKey[Path]()

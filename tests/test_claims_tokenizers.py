@@ -23,6 +23,7 @@ from snippets.tokenizers.pretrained_vectors import (
     write_word2vec_text,
 )
 from snippets.tokenizers.train_subwords import read_lines, train_bpe, train_byte_level_bpe
+from tests.claim_register import proves
 
 #: Derandomized (the same examples on every run), no example database, no deadline.
 FAST = settings(derandomize=True, database=None, max_examples=40, deadline=None)
@@ -55,6 +56,7 @@ def seen_characters() -> str:
 UNSEEN = "jz:;'ü🦦"
 
 
+@proves("tok-bpe-unseen-characters")
 @FAST
 @given(st.text(alphabet=seen_characters() + " \n" + UNSEEN, max_size=80))
 @example("Zürich's otters 🦦")
@@ -68,6 +70,7 @@ def test_bpe_loses_only_unseen_characters(text):
     assert enc.tokens.count("[UNK]") == unseen
 
 
+@proves("tok-byte-level-round-trip")
 @FAST
 @given(st.text(max_size=60))
 @example("Zürich's otters 🦦")
@@ -98,6 +101,7 @@ words_of_diary = st.sampled_from(sorted({w for line in diary() for w in line.spl
 sentences = st.lists(words_of_diary, min_size=1, max_size=10).map(" ".join)
 
 
+@proves("tok-attention-mask")
 @settings(derandomize=True, database=None, max_examples=20, deadline=None)
 @given(st.lists(sentences, min_size=1, max_size=4), st.integers(0, 2**16))
 def test_the_attention_mask_not_padding_idx_removes_the_pads(batch_texts, seed):
@@ -129,6 +133,7 @@ def test_the_attention_mask_not_padding_idx_removes_the_pads(batch_texts, seed):
 # --- Growing the table -------------------------------------------------------------------------
 
 
+@proves("tok-grow-table")
 @FAST
 @given(
     V=st.integers(1, 30),
@@ -160,6 +165,7 @@ def test_growing_keeps_old_rows_bit_for_bit_and_the_tie(V, D, k, dtype, pad, fro
     assert lm.head.weight is lm.embed.weight and lm.head.out_features == V + k
 
 
+@proves("tok-resize-token-embeddings")
 @settings(derandomize=True, database=None, max_examples=8, deadline=None)
 @given(V=st.integers(4, 40), k=st.integers(1, 6), seed=st.integers(0, 2**16))
 def test_plain_pytorch_growth_matches_resize_token_embeddings(V, k, seed):
@@ -180,6 +186,7 @@ def test_plain_pytorch_growth_matches_resize_token_embeddings(V, k, seed):
     assert gpt2.get_output_embeddings().weight is gpt2.get_input_embeddings().weight
 
 
+@proves("tok-mean-rows-share")
 @FAST
 @given(
     n=st.integers(1, 60),
@@ -208,6 +215,7 @@ words = st.text(min_size=1, max_size=8).filter(lambda w: w == "".join(w.split())
 finite32 = st.floats(allow_nan=False, width=32)
 
 
+@proves("tok-word2vec-round-trip")
 @FAST
 @given(
     st.lists(words, min_size=1, max_size=12, unique=True),
@@ -237,6 +245,7 @@ def test_word2vec_text_round_trips_float32_exactly(vocabulary, D, data):
         assert torch.equal(read_word_vectors(glove)[1], vectors)
 
 
+@proves("tok-alignment")
 @FAST
 @given(
     tokens=st.lists(st.text(min_size=1, max_size=4), min_size=1, max_size=15, unique=True),

@@ -1,0 +1,72 @@
+"""The claim register: which property test proves which claim on the site.
+
+A general sentence on a page ("for any ids", "always", "exactly") carries a claim id, written as
+an attribute list on the paragraph that states it, ``{ #claim-bag-equals-reduction }``: the
+paragraph gets that HTML id, so the claim can be linked to. A property test in
+``tests/test_claims_*.py`` names the ids it proves with :func:`proves`.
+``tests/test_claims_register.py`` fails when an id on a page has no property test, or a test
+names an id that no page has.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+from scripts.markdown_fences import ROOT
+
+#: ``{ #claim-<id> }`` (or ``{: #claim-<id> }``) at the end of a paragraph: group ``id`` is the part
+#: after ``claim-``, lower-case words joined by hyphens.
+CLAIM_ANCHOR = re.compile(r"\{:?\s*#claim-(?P<id>[a-z0-9]+(?:-[a-z0-9]+)*)\s*\}")
+
+#: Claim id -> the tests proving it, as ``tests/<file>.py::<function>`` (filled at import time by
+#: :func:`proves`, so the test modules must be imported before it is read).
+PROOFS: dict[str, list[str]] = {}
+
+
+def proves(*claim_ids: str) -> Callable:
+    """Decorator: record that the decorated test proves ``claim_ids`` (ids without ``claim-``).
+
+    Returns the test unchanged, with the ids in its ``claim_ids`` attribute. Raises ``ValueError``
+    for an id that is not lower-case words joined by hyphens, or for no id at all.
+    """
+    if not claim_ids:
+        raise ValueError("proves() needs at least one claim id")
+
+    def mark(test: Callable) -> Callable:
+        module_file = Path(test.__code__.co_filename).resolve().relative_to(ROOT).as_posix()
+        for claim in claim_ids:
+            if not CLAIM_ANCHOR.fullmatch(f"{{ #claim-{claim} }}"):
+                raise ValueError(f"bad claim id {claim!r}: use lower-case words joined by '-'")
+            where = f"{module_file}::{test.__name__}"
+            if where not in PROOFS.setdefault(claim, []):
+                PROOFS[claim].append(where)
+        test.claim_ids = claim_ids
+        return test
+
+    return mark
+
+
+def claims_on_pages() -> dict[str, list[tuple[str, int]]]:
+    """Claim id -> where it is stated: ``(page path relative to the repository, line number)``.
+
+    Reads every Markdown page under ``docs/``; code fences are skipped, so an id shown inside an
+    example does not count.
+    """
+    found: dict[str, list[tuple[str, int]]] = {}
+    for page in sorted((ROOT / "docs").rglob("*.md")):
+        in_fence = None
+        for number, line in enumerate(page.read_text(encoding="utf-8").splitlines(), start=1):
+            fence = re.match(r"\s*(`{3,}|~{3,})", line)
+            if fence:
+                if in_fence is None:
+                    in_fence = fence.group(1)
+                elif fence.group(1).startswith(in_fence):
+                    in_fence = None
+                continue
+            if in_fence is not None:
+                continue
+            for m in CLAIM_ANCHOR.finditer(line):
+                found.setdefault(m["id"], []).append((page.relative_to(ROOT).as_posix(), number))
+    return found

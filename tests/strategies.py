@@ -1,0 +1,87 @@
+"""Hypothesis strategies for the property tests of the site's general claims (tests/test_claims_*).
+
+Tables are drawn as a seed for ``torch.randn`` plus a few entries overwritten with values that
+Hypothesis picks (zeros of both signs, subnormals, huge and tiny numbers), so that shrinking
+stays quick and the corners of floating point are still reached. Ids are drawn as Python lists
+so that Hypothesis can shrink them, from the whole table or from a pool of one to three ids
+(heavy repeats).
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from hypothesis import strategies as st
+
+#: The index dtypes nn.Embedding and nn.EmbeddingBag accept.
+INDEX_DTYPES = (torch.int64, torch.int32)
+#: The table dtypes the pages discuss.
+TABLE_DTYPES = (torch.float32, torch.float64, torch.bfloat16)
+
+index_dtypes = st.sampled_from(INDEX_DTYPES)
+table_dtypes = st.sampled_from(TABLE_DTYPES)
+seeds = st.integers(min_value=0, max_value=2**32 - 1)
+
+
+@st.composite
+def shapes(draw, max_dims: int = 3, max_side: int = 4, min_dims: int = 0) -> tuple[int, ...]:
+    """An index shape: ``()`` (one id) up to ``max_dims`` dims of size 0 to ``max_side``."""
+    return tuple(draw(st.lists(st.integers(0, max_side), min_size=min_dims, max_size=max_dims)))
+
+
+@st.composite
+def id_lists(draw, num_embeddings: int, size: int) -> list[int]:
+    """``size`` ids in ``[0, num_embeddings)``: spread over the table, or repeats of 1 to 3 ids."""
+    if draw(st.booleans()):
+        pool = draw(st.lists(st.integers(0, num_embeddings - 1), min_size=1, max_size=3))
+        return draw(st.lists(st.sampled_from(pool), min_size=size, max_size=size))
+    return draw(st.lists(st.integers(0, num_embeddings - 1), min_size=size, max_size=size))
+
+
+@st.composite
+def id_tensors(draw, num_embeddings: int, shape: tuple[int, ...] | None = None,
+               dtype: torch.dtype | None = None) -> torch.Tensor:
+    """Ids of ``shape`` (drawn when ``None``) and ``dtype`` (int64 or int32 when ``None``)."""
+    shape = draw(shapes()) if shape is None else shape
+    dtype = draw(index_dtypes) if dtype is None else dtype
+    values = draw(id_lists(num_embeddings, math.prod(shape)))
+    return torch.tensor(values, dtype=dtype).reshape(shape)
+
+
+def finite_floats(dtype: torch.dtype) -> st.SearchStrategy[float]:
+    """Finite numbers representable in ``dtype`` (subnormals and signed zeros included)."""
+    if dtype == torch.float64:
+        return st.floats(allow_nan=False, allow_infinity=False)
+    if dtype == torch.float32:
+        return st.floats(allow_nan=False, allow_infinity=False, width=32)
+    # bfloat16: float32 values, rounded to bfloat16 by the tensor; keep them below its max.
+    big = 1.9921875 * 2.0**127  # bfloat16's largest finite value
+    return st.floats(min_value=-big, max_value=big, width=32).map(
+        lambda x: float(torch.tensor(x).bfloat16().float())
+    )
+
+
+@st.composite
+def tables(draw, num_embeddings: int, embedding_dim: int,
+           dtype: torch.dtype = torch.float32, special: bool = True) -> torch.Tensor:
+    """A finite ``[num_embeddings, embedding_dim]`` table of ``dtype``.
+
+    Standard normal draws from a drawn seed; with ``special``, up to three entries are then
+    replaced by finite values Hypothesis picks (subnormals, ``-0.0``, values near the dtype's max).
+    """
+    gen = torch.Generator().manual_seed(draw(seeds))
+    table = torch.randn(num_embeddings, embedding_dim, generator=gen, dtype=torch.float64)
+    table = table.to(dtype)
+    if special and table.numel():
+        for _ in range(draw(st.integers(0, 3))):
+            row = draw(st.integers(0, num_embeddings - 1))
+            col = draw(st.integers(0, embedding_dim - 1))
+            table[row, col] = draw(finite_floats(dtype))
+    return table
+
+
+def randn(shape: tuple[int, ...], seed: int, dtype: torch.dtype = torch.float32) -> torch.Tensor:
+    """Standard normal numbers of ``shape`` and ``dtype`` from a generator seeded with ``seed``."""
+    gen = torch.Generator().manual_seed(seed)
+    return torch.randn(shape, generator=gen, dtype=torch.float64).to(dtype)

@@ -1,0 +1,260 @@
+"""Property tests: ``nn.EmbeddingBag`` against ``nn.Embedding`` plus a reduction, its ``offsets``,
+``include_last_offset`` and ``per_sample_weights``, and the CSR correspondence, for generated
+bags (ragged, empty, 2-D; int32 and int64 ids; float32 and float64 tables)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse
+import torch
+import torch.nn.functional as F
+from hypothesis import example, given
+from hypothesis import strategies as st
+from torch import nn
+
+from tests.claim_register import proves
+from tests.strategies import id_lists, index_dtypes, randn, seeds, tables
+
+dims = st.integers(1, 5)
+modes = st.sampled_from(["sum", "mean", "max"])
+REDUCE = {"sum": lambda r: r.sum(0), "mean": lambda r: r.mean(0),
+          "max": lambda r: r.max(0).values}
+
+
+@st.composite
+def bags(draw, V: int, min_bags: int = 1) -> tuple[list[list[int]], bool]:
+    """``(bags, as_2d)``: a list of bags of ids in ``[0, V)``; ``as_2d`` when all have one length
+    and the case is to be fed as a 2-D tensor (else 1-D ids with offsets; empty bags allowed)."""
+    if draw(st.booleans()):
+        B, L = draw(st.integers(1, 4)), draw(st.integers(1, 5))
+        flat = draw(id_lists(V, B * L))
+        return [flat[b * L:(b + 1) * L] for b in range(B)], True
+    lengths = draw(st.lists(st.integers(0, 5), min_size=min_bags, max_size=5))
+    flat = draw(id_lists(V, sum(lengths)))
+    starts = np.cumsum([0, *lengths]).tolist()
+    return [flat[s:e] for s, e in zip(starts, starts[1:], strict=False)], False
+
+
+def as_input(groups: list[list[int]], as_2d: bool, dtype: torch.dtype,
+             include_last_offset: bool = False) -> tuple[torch.Tensor, torch.Tensor | None]:
+    """``(input, offsets)`` for ``nn.EmbeddingBag``: 2-D ``[B, L]`` ids, or concatenated 1-D ids
+    with the start of each bag (plus ``len(input)`` at the end with ``include_last_offset``)."""
+    if as_2d:
+        return torch.tensor(groups, dtype=dtype), None
+    flat = torch.tensor([i for g in groups for i in g], dtype=dtype)
+    starts = np.cumsum([0, *[len(g) for g in groups]]).tolist()
+    offsets = starts if include_last_offset else starts[:-1]
+    return flat, torch.tensor(offsets, dtype=dtype)
+
+
+@proves("bag-equals-reduction")
+@given(V=st.integers(1, 10), D=dims, mode=modes, dtype=st.sampled_from([torch.float32,
+       torch.float64]), index_dtype=index_dtypes, last=st.booleans(), sparse=st.booleans(),
+       seed=seeds, data=st.data())
+def test_bag_equals_embedding_then_reduction(V, D, mode, dtype, index_dtype, last, sparse, seed,
+                                             data):
+    """For every mode, ragged bags with empty ones, or 2-D input: ``nn.EmbeddingBag`` gives each
+    bag the sum, mean or element-wise max of its rows (an empty bag: zeros), and the same weight
+    gradient as ``nn.Embedding`` followed by that reduction (both to the dtype's rounding), also
+    as a sparse gradient (``sparse=True``, sum and mean); ``include_last_offset=True`` with
+    ``len(input)`` appended to the offsets changes nothing."""
+    sparse = sparse and mode != "max"  # max refuses sparse=True (test_sparse_refusals)
+    W = data.draw(tables(V, D, dtype, special=False))
+    groups, as_2d = data.draw(bags(V))
+    ids, offsets = as_input(groups, as_2d, index_dtype, include_last_offset=last and not as_2d)
+    bag = nn.EmbeddingBag.from_pretrained(W.clone(), freeze=False, mode=mode, sparse=sparse,
+                                          include_last_offset=last and not as_2d)
+    emb = nn.Embedding.from_pretrained(W.clone(), freeze=False)
+    out = bag(ids, offsets)
+    reference = torch.stack([
+        REDUCE[mode](emb(torch.tensor(g, dtype=torch.long))) if g else emb.weight[:0].sum(0)
+        for g in groups  # an empty bag: zeros, still attached to the table for backward
+    ])
+    assert out.shape == (len(groups), D) and out.dtype == dtype
+    torch.testing.assert_close(out, reference)
+    up = randn((len(groups), D), seed, dtype)
+    out.backward(up)
+    reference.backward(up)
+    grad = bag.weight.grad
+    if sparse:
+        assert grad.layout == torch.sparse_coo
+        grad = grad.to_dense()
+    torch.testing.assert_close(grad, emb.weight.grad)
+
+
+@proves("sparse-refusals")
+@given(bag=st.booleans(), mode=modes, sparse=st.booleans(), scale=st.booleans(),
+       data=st.data())
+def test_options_that_refuse_each_other(bag, mode, sparse, scale, data):
+    """``sparse=True`` with ``scale_grad_by_freq=True`` is accepted until ``backward()``, which
+    raises RuntimeError (``nn.Embedding`` and ``nn.EmbeddingBag``); ``mode="max"`` refuses
+    ``sparse=True`` and ``scale_grad_by_freq=True`` in the forward pass (ValueError); every other
+    combination works."""
+    ids = torch.tensor([data.draw(id_lists(5, data.draw(st.integers(1, 6))))])
+    layer = (nn.EmbeddingBag(5, 3, mode=mode, sparse=sparse, scale_grad_by_freq=scale) if bag
+             else nn.Embedding(5, 3, sparse=sparse, scale_grad_by_freq=scale))
+    if bag and mode == "max" and (sparse or scale):
+        with pytest.raises(ValueError, match="max mode does not support"):
+            layer(ids)
+        return
+    out = layer(ids)
+    if sparse and scale:
+        with pytest.raises(RuntimeError, match="scale_grad_by_freq not supported with sparse"):
+            out.sum().backward()
+    else:
+        out.sum().backward()
+        assert (layer.weight.grad.layout == torch.sparse_coo) == sparse
+
+
+@proves("bag-include-last-offset")
+@given(V=st.integers(1, 10), D=dims, mode=modes, index_dtype=index_dtypes, data=st.data())
+def test_indptr_offsets_with_and_without_include_last_offset(V, D, mode, index_dtype, data):
+    """An ``indptr`` (``B + 1`` offsets ending at ``len(input)``) with ``include_last_offset=True``
+    gives the same ``B`` bags as its first ``B`` entries without the flag, exactly; passed without
+    the flag it adds one more bag, empty, so all zeros."""
+    W = data.draw(tables(V, D, special=False))
+    groups, _ = data.draw(bags(V))
+    ids, indptr = as_input(groups, False, index_dtype, include_last_offset=True)
+    with_last = F.embedding_bag(ids, W, indptr, mode=mode, include_last_offset=True)
+    assert torch.equal(with_last, F.embedding_bag(ids, W, indptr[:-1], mode=mode))
+    extra = F.embedding_bag(ids, W, indptr, mode=mode)
+    assert extra.shape == (len(groups) + 1, D) and not extra[-1].any()
+    assert torch.equal(extra[:-1], with_last)
+
+
+@st.composite
+def short_last_offset(draw) -> tuple[torch.Tensor, torch.Tensor, int]:
+    """``(ids, offsets, V)`` with ``include_last_offset`` offsets whose last entry ends the last,
+    non-empty bag before ``len(ids)``: at least one id trails after it."""
+    V = draw(st.integers(1, 10))
+    lengths = draw(st.lists(st.integers(0, 4), min_size=0, max_size=3))
+    last_len, trailing = draw(st.integers(1, 4)), draw(st.integers(1, 4))
+    flat = draw(id_lists(V, sum(lengths) + last_len + trailing))
+    starts = np.cumsum([0, *lengths, last_len]).tolist()
+    return torch.tensor(flat), torch.tensor(starts), V
+
+
+@proves("bag-short-last-offset")
+@example(case=(torch.tensor([0, 1, 2]), torch.tensor([0, 2]), 3), D=2, seed=0)  # pytorch#191965
+@given(case=short_last_offset(), D=dims, seed=seeds)
+def test_a_short_last_offset_gives_three_semantics(case, D, seed):
+    """A PyTorch bug, pytorch#191965 (reported on torch 2.13.0; measured here on the pinned
+    release; CPU). With ``include_last_offset=True`` and a last offset below ``len(input)``, the
+    ids after it ("trailing") are handled differently by each mode and dtype:
+
+    * float32: ``sum`` leaves them out; ``mean`` leaves them out of the sum but counts them in
+      the divisor; ``max`` includes them. The backward of ``sum`` gives their rows whatever lies
+      in memory after the upstream gradient (read here from a known buffer); ``mean``'s gives them
+      the last bag's gradient share.
+    * float64: every mode includes them, forward and backward.
+
+    Fails, on purpose, when a release changes any of this: docs/sparsity.md must then change.
+    """
+    ids, offsets, V = case
+    W = randn((V, D), seed, torch.float64)
+    start, end = int(offsets[-2]), int(offsets[-1])
+    kept, trailing = ids[start:end], ids[end:]
+    everything = ids[start:]
+    for dtype in (torch.float32, torch.float64):
+        out = {m: F.embedding_bag(ids, W.to(dtype), offsets, mode=m, include_last_offset=True)[-1]
+               for m in ("sum", "mean", "max")}
+        Wd = W.to(dtype)
+        if dtype == torch.float32:
+            torch.testing.assert_close(out["sum"], Wd[kept].sum(0))
+            torch.testing.assert_close(out["mean"], Wd[kept].sum(0) / len(everything))
+        else:
+            torch.testing.assert_close(out["sum"], Wd[everything].sum(0))
+            torch.testing.assert_close(out["mean"], Wd[everything].mean(0))
+        assert torch.equal(out["max"], Wd[everything].max(0).values)
+
+    # Backward of float32 sum: upstream is a view of the first B rows of a larger buffer whose
+    # next row holds 7.0, and the trailing ids' rows receive exactly that.
+    B = len(offsets) - 1
+    buffer = torch.cat([randn((B, D), seed + 1), torch.full((1, D), 7.0)])
+    weight = W.float().requires_grad_()
+    F.embedding_bag(ids, weight, offsets, mode="sum", include_last_offset=True).backward(buffer[:B])
+    only_trailing = [int(i) for i in trailing.unique() if int(i) not in ids[:end].tolist()]
+    counts = torch.bincount(trailing, minlength=V)
+    for i in only_trailing:
+        assert torch.equal(weight.grad[i], torch.full((D,), 7.0) * counts[i])
+    weight = W.float().requires_grad_()
+    F.embedding_bag(ids, weight, offsets, mode="mean", include_last_offset=True).backward(
+        buffer[:B])
+    for i in only_trailing:
+        share = buffer[B - 1] / len(everything) * counts[i]
+        torch.testing.assert_close(weight.grad[i], share)
+
+
+@proves("bag-per-sample-weights")
+@given(V=st.integers(1, 10), D=dims, seed=seeds, data=st.data())
+def test_per_sample_weights_scale_rows_before_the_sum(V, D, seed, data):
+    """``per_sample_weights`` multiplies each looked-up row before its bag is summed (float32
+    rounding); ``mode="mean"`` and ``"max"`` refuse it with NotImplementedError."""
+    W = data.draw(tables(V, D, special=False))
+    groups, as_2d = data.draw(bags(V))
+    ids, offsets = as_input(groups, as_2d, torch.long)
+    weights = randn(tuple(ids.shape), seed)
+    out = F.embedding_bag(ids, W, offsets, mode="sum", per_sample_weights=weights)
+    flat_w = weights.reshape(-1).tolist()
+    pos = 0
+    for b, g in enumerate(groups):
+        expected = sum((flat_w[pos + k] * W[i] for k, i in enumerate(g)), torch.zeros(D))
+        pos += len(g)
+        torch.testing.assert_close(out[b], expected)
+    for mode in ("mean", "max"):
+        with pytest.raises(NotImplementedError, match="only supported for mode='sum'"):
+            F.embedding_bag(ids, W, offsets, mode=mode, per_sample_weights=weights)
+
+
+@proves("csr-correspondence")
+@given(N=st.integers(1, 6), V=st.integers(1, 10), D=dims, density=st.floats(0.0, 1.0),
+       counts=st.booleans(), seed=seeds)
+def test_bag_on_csr_arrays_is_the_sparse_matrix_product(N, V, D, density, counts, seed):
+    """For any SciPy ``csr_matrix`` ``X`` (empty rows included): ``EmbeddingBag(mode="sum")`` on
+    ``indices``, ``offsets=indptr``, ``per_sample_weights=data``, ``include_last_offset=True``
+    equals ``X @ W`` and the bias-free Linear on dense ``X`` (float32 rounding). Summing the rows at
+    a row's indices without the weights is right when every stored entry is 1."""
+    gen = np.random.default_rng(seed)
+    dense = (gen.random((N, V)) < density).astype(np.float32)
+    if counts:
+        dense *= gen.integers(1, 4, size=(N, V)).astype(np.float32)
+    X = scipy.sparse.csr_matrix(dense)
+    W = randn((V, D), seed)
+    bag = F.embedding_bag(torch.from_numpy(X.indices).long(), W,
+                          torch.from_numpy(X.indptr).long(), mode="sum",
+                          per_sample_weights=torch.from_numpy(X.data),
+                          include_last_offset=True)
+    torch.testing.assert_close(bag, torch.from_numpy(X @ W.numpy()))
+    lin = nn.Linear(V, D, bias=False)
+    with torch.no_grad():
+        lin.weight.copy_(W.T)
+        torch.testing.assert_close(bag, lin(torch.from_numpy(dense)))
+    ids_only = F.embedding_bag(torch.from_numpy(X.indices).long(), W,
+                               torch.from_numpy(X.indptr).long(), mode="sum",
+                               include_last_offset=True)
+    if (X.data == 1).all():
+        torch.testing.assert_close(ids_only, bag)
+
+
+INT_DTYPES = [torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8]
+
+
+@proves("bag-offsets-dtypes")
+@given(ids_dtype=st.sampled_from(INT_DTYPES), offsets_dtype=st.sampled_from(INT_DTYPES),
+       data=st.data())
+def test_ids_and_offsets_are_promoted_to_a_common_dtype(ids_dtype, offsets_dtype, data):
+    """``input`` and ``offsets`` need not share a dtype: they are promoted to a common one, which
+    must be int64 or int32 (then the result equals the int64 one exactly); otherwise a
+    RuntimeError."""
+    W = data.draw(tables(6, 3, special=False))
+    groups, _ = data.draw(bags(6))
+    ids, offsets = as_input(groups, False, torch.long)
+    reference = F.embedding_bag(ids, W, offsets, mode="sum")
+    common = torch.promote_types(ids_dtype, offsets_dtype)
+    if common in (torch.int64, torch.int32):
+        out = F.embedding_bag(ids.to(ids_dtype), W, offsets.to(offsets_dtype), mode="sum")
+        assert torch.equal(out, reference)
+    else:
+        with pytest.raises(RuntimeError, match="Long, Int"):
+            F.embedding_bag(ids.to(ids_dtype), W, offsets.to(offsets_dtype), mode="sum")
