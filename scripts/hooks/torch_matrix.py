@@ -36,7 +36,8 @@ from mkdocs.structure.pages import Page
 log = logging.getLogger("mkdocs.hooks.torch_matrix")
 
 CLAIMS_MARKER = "<!-- torch-matrix: claims-by-release -->"
-SNIPPET_INCLUDE = re.compile(r"""--8<--\s+["'](snippets/[\w/.-]+?\.py)(?::[\w-]+)?["']""")
+#: A snippet include: by region (``file.py:name``) or by lines (``file.py:3:10``).
+SNIPPET_INCLUDE = re.compile(r"""--8<--\s+["'](snippets/[\w/.-]+?\.py)(?::[\w:-]+)?["']""")
 #: The test that runs each snippet file (tests/test_snippets.py), parametrized by its path.
 SNIPPET_TEST = "tests/test_snippets.py::test_snippet_runs_as_main_and_prints_its_golden_output"
 HEADING = re.compile(r"^(#{2,3})\s+(.+?)\s*$")
