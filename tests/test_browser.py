@@ -13,6 +13,10 @@ For each page listed in ``mkdocs.yml``'s ``nav`` (pages added later are covered 
   (Material's search ignores ``fill()``);
 * a code block scrolled into view gets its copy button (blocks are set up lazily), and every
   code block's placeholder height (used while it is off screen) equals its real height;
+* hovering the first glossary term (an ``<abbr>``, see tests/test_glossary.py) shows its
+  definition in Material's tooltip;
+* every link of the page's notebook download box downloads, from the local server, a notebook
+  (or a zip holding one, or a data file);
 * a full-page screenshot in each palette lands in ``<site>/_screenshots/<page>-{light,dark}.png``
   (the ``screenshots`` fixture in ``tests/conftest.py``; the folder is named at the end of the run).
 
@@ -23,9 +27,13 @@ with a reason saying how to install both; with ``REQUIRE_BROWSER=1`` in the envi
 
 from __future__ import annotations
 
+import io
+import json
 import os
 import re
+import zipfile
 from dataclasses import dataclass, field
+from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
@@ -177,6 +185,53 @@ def search_terms(tab) -> str:
     return " ".join(re.findall(r"[^\W_]+", title))
 
 
+def check_tooltip(tab, page: str) -> None:
+    """Hovering the page's first glossary term shows its definition in Material's tooltip.
+
+    Material (``content.tooltips``) moves an ``<abbr>``'s ``title`` into a tooltip element that
+    it marks ``md-tooltip2--active`` while the pointer is on the term. Pages without a glossary
+    term in their prose are skipped over.
+    """
+    terms = tab.locator("article abbr[title]")
+    if not terms.count():
+        return
+    term = terms.first
+    definition = term.get_attribute("title")
+    term.scroll_into_view_if_needed()
+    term.hover()
+    tooltip = tab.locator(".md-tooltip2--active")
+    try:
+        tooltip.wait_for(state="visible")
+    except PlaywrightTimeout:
+        pytest.fail(f"{page}: hovering {term.inner_text()!r} showed no tooltip")
+    assert tooltip.inner_text().strip() == definition, f"{page}: tooltip {tooltip.inner_text()!r}"
+    tab.mouse.move(0, 0)
+    tab.evaluate("window.scrollTo(0, 0)")
+
+
+def check_downloads(tab, page: str) -> None:
+    """Each link of the page's download box fetches its file from the local server: a notebook
+    (``.ipynb``, nbformat 4 with code cells), a zip holding one, or a non-empty data file."""
+    for link in tab.locator(".nb-download a[download]").all():
+        name = link.get_attribute("href")
+        with tab.expect_download() as info:
+            link.click()
+        path = info.value.path()
+        data = Path(path).read_bytes()
+        if name.endswith(".zip"):
+            with zipfile.ZipFile(io.BytesIO(data)) as archive:
+                inner = [n for n in archive.namelist() if n.endswith(".ipynb")]
+                assert len(inner) == 1, f"{page}: {name} holds {archive.namelist()}"
+                data = archive.read(inner[0])
+            name = inner[0]
+        if name.endswith(".ipynb"):
+            notebook = json.loads(data)
+            assert notebook["nbformat"] == 4, f"{page}: {name} is not a notebook"
+            assert any(c["cell_type"] == "code" for c in notebook["cells"]), f"{page}: {name}"
+        else:
+            assert data, f"{page}: {name} is empty"
+
+
 @pytest.mark.parametrize("page", PAGES)
 def test_page_in_a_real_browser(page, browser, base_url, screenshots):
     visit = open_page(browser, base_url, base_url + page_url_path(page))
@@ -196,6 +251,9 @@ def test_page_in_a_real_browser(page, browser, base_url, screenshots):
             blocks.last.scroll_into_view_if_needed()
             blocks.last.locator(".md-code__button").first.wait_for(state="attached")
             tab.evaluate("window.scrollTo(0, 0)")
+
+        check_tooltip(tab, page)
+        check_downloads(tab, page)
 
         # Off-screen code blocks skip rendering (content-visibility: auto in extra.css) until a
         # reader scrolls to them; a full-page screenshot scrolls nothing, so render them all.

@@ -1,0 +1,96 @@
+"""Build hook: glossary terms written as inline code get their tooltip too.
+
+The glossary, ``snippets/glossary.md``, is appended to every page (``pymdownx.snippets``
+``auto_append``), and Python-Markdown's ``abbr`` extension wraps each use of a term in prose in
+``<abbr title="definition">``, which Material shows as a tooltip (``content.tooltips``). ``abbr``
+leaves code alone, on purpose: a tooltip inside a code block would change the code a reader
+copies. But parameter names such as ``num_embeddings``, ``padding_idx`` or ``indptr`` are written
+as inline code in prose (`` `num_embeddings` ``) and would never get their definition. This hook
+wraps an inline code span whose whole text is a glossary term, ``<code>indptr</code>``, in the
+same ``<abbr>``, outside the ``<code>``; code blocks (``<pre>``) are left alone.
+
+Then only the first use of each term on a page keeps its ``<abbr>``: the definition is one hover
+away where the term first appears (as a glossary link would be), the page is not dotted with
+underlines, and Material sets up one tooltip per term instead of one per use (each is an element
+and listeners, set up when the page loads).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
+from mkdocs.structure.pages import Page
+
+#: The glossary file, relative to the project root (also in mkdocs.yml's ``auto_append``).
+GLOSSARY = "snippets/glossary.md"
+ABBR = re.compile(r"^\*\[(?P<term>[^\]]+)\]: (?P<definition>.+)$")
+
+
+def glossary_terms(path: Path) -> dict[str, str]:
+    """Term -> definition, from an abbreviations file (``*[term]: definition`` per line).
+
+    Raises ``ValueError`` naming the line on any other line (whatever the file holds is appended
+    to every page) and on a term defined twice.
+    """
+    terms: dict[str, str] = {}
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        m = ABBR.match(line)
+        if not m:
+            raise ValueError(f"{path.name}:{n}: not an abbreviation definition: {line!r}")
+        if m["term"] in terms:
+            raise ValueError(f"{path.name}:{n}: {m['term']!r} is defined twice")
+        terms[m["term"]] = m["definition"]
+    return terms
+
+
+def wrap_code_terms(page_html: str, terms: dict[str, str]) -> str:
+    """``page_html`` with each inline ``<code>term</code>`` wrapped in ``<abbr title=…>``.
+
+    Only a ``<code>`` without attributes whose whole text is a term, and not right after
+    ``<pre>`` (a code block), is wrapped.
+    """
+    if not terms:
+        return page_html
+    names = "|".join(re.escape(html.escape(t, quote=False)) for t in sorted(terms, key=len)[::-1])
+    pattern = re.compile(rf"(?<!<pre>)<code>(?P<term>{names})</code>")
+
+    def wrap(match: re.Match) -> str:
+        title = html.escape(terms[html.unescape(match["term"])], quote=True)
+        return f'<abbr title="{title}">{match[0]}</abbr>'
+
+    return pattern.sub(wrap, page_html)
+
+
+ABBR_TAG = re.compile(r'<abbr title="(?P<title>[^"]*)">(?P<inner>.*?)</abbr>', re.S)
+TAG = re.compile(r"<[^>]+>")
+
+
+def first_uses_only(page_html: str) -> str:
+    """``page_html`` with every ``<abbr>`` after the first of the same term unwrapped.
+
+    A term is the ``<abbr>``'s text without tags (``<abbr><code>x</code></abbr>`` is ``x``).
+    """
+    seen: set[str] = set()
+
+    def keep_first(match: re.Match) -> str:
+        term = TAG.sub("", match["inner"])
+        if term in seen:
+            return match["inner"]
+        seen.add(term)
+        return match[0]
+
+    return ABBR_TAG.sub(keep_first, page_html)
+
+
+def on_page_content(html_: str, *, page: Page, config: MkDocsConfig, files) -> str:
+    """Tooltips for terms written as inline code; one per term and page (MkDocs event)."""
+    path = Path(config.config_file_path).resolve().parent / GLOSSARY
+    try:
+        terms = glossary_terms(path)
+    except (OSError, ValueError) as err:
+        raise PluginError(f"glossary: {err}") from err
+    return first_uses_only(wrap_code_terms(html_, terms))
