@@ -27,7 +27,7 @@ What is measured, and how:
   clock is the calling thread's CPU time (``time.thread_time``, ``--clock thread``): on a machine
   shared with other jobs, wall-clock time also counts the time spent waiting for a core. With
   one thread every torch and SciPy call here runs on the calling thread, autograd's CPU backward
-  included. See https://docs.pytorch.org/docs/2.13/benchmark_utils.html.
+  included. See https://docs.pytorch.org/docs/2.15/benchmark_utils.html.
 * **forward** runs under ``torch.no_grad()``; **forward+backward** runs with autograd, calls
   ``out.backward(G)`` with a fixed upstream gradient ``G`` (``[N, D]``) and sets the gradient to
   ``None`` afterwards, as ``optimizer.zero_grad()`` does, so every call allocates its gradient.

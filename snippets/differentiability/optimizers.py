@@ -14,8 +14,8 @@ raises ``AssertionError`` if the pattern differs from what the page "Differentia
 
 ``optimizers.out`` beside it is the output shown on the page; the figure
 ``rows_moved_per_step`` in ``snippets/differentiability/figures.py`` draws :func:`rows_moved`.
-Update rules: https://docs.pytorch.org/docs/2.13/generated/torch.optim.Adam.html and
-https://docs.pytorch.org/docs/2.13/generated/torch.optim.AdamW.html.
+Update rules: https://docs.pytorch.org/docs/2.15/generated/torch.optim.Adam.html and
+https://docs.pytorch.org/docs/2.15/generated/torch.optim.AdamW.html.
 """
 
 from __future__ import annotations

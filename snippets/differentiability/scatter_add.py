@@ -10,7 +10,7 @@ name; ``scatter_add.out`` beside it is the output shown there. The figure
 :func:`example` so the picture and the page use the same numbers.
 
 Source of the rule: PyTorch's reference decomposition ``embedding_dense_backward`` in
-https://github.com/pytorch/pytorch/blob/v2.13.0/torch/_decomp/decompositions.py (a zero table,
+https://github.com/pytorch/pytorch/blob/v2.15.0/torch/_decomp/decompositions.py (a zero table,
 then an accumulating ``index_put``).
 """
 

@@ -10,7 +10,7 @@ does to the first loss of a language model under each initialisation.
 Run it: ``python snippets/layout_transposition/init_scale.py`` (about 2 s and 160 MB on a CPU: one
 ``[50257, 768]`` float32 table at a time). It raises ``AssertionError`` if a measurement disagrees
 with the formula. ``init_scale.out`` is what it prints. Sources: ``reset_parameters`` in
-``torch/nn/modules/sparse.py`` and ``torch/nn/modules/linear.py`` (PyTorch v2.13.0), and
+``torch/nn/modules/sparse.py`` and ``torch/nn/modules/linear.py`` (PyTorch v2.15.0), and
 https://github.com/pytorch/pytorch/issues/57109 for the ``a=sqrt(5)`` simplification.
 """
 

@@ -12,7 +12,7 @@ Run it: ``python snippets/layout_transposition/moving_weights.py``. It raises ``
 if PyTorch behaves differently; ``moving_weights.out`` beside it is what it prints, shown on the
 page "Layout transposition" and compared by ``tests/test_snippets.py``. Sources:
 ``torch/nn/modules/sparse.py`` (``Embedding.from_pretrained``, ``Embedding.__init__``) and
-``torch/nn/modules/module.py`` (``Module.load_state_dict``) in PyTorch v2.13.0.
+``torch/nn/modules/module.py`` (``Module.load_state_dict``) in PyTorch v2.15.0.
 """
 
 import torch

@@ -13,7 +13,7 @@ The new Parameter is a second leaf tensor that happens to alias the embedding's 
 Run it: ``python snippets/layout_transposition/parameter_of_a_view.py``; it raises
 ``AssertionError`` if PyTorch behaves differently. ``parameter_of_a_view.out`` is what it prints.
 Sources: ``torch/nn/parameter.py`` and ``Module._apply`` in ``torch/nn/modules/module.py``
-(PyTorch v2.13.0).
+(PyTorch v2.15.0).
 """
 
 import torch

@@ -20,10 +20,10 @@ It prints one line per check and raises ``AssertionError`` if a check fails. The
 on the page, compared by ``tests/test_snippets.py``.
 
 Sources: ``F.embedding`` (``max_norm`` renormalises in place) and ``torch.optim.AdamW`` (default
-``weight_decay=0.01``, decay applied as ``param *= 1 - lr * weight_decay``) in PyTorch 2.13,
-https://docs.pytorch.org/docs/2.13/generated/torch.nn.functional.embedding.html and
-https://docs.pytorch.org/docs/2.13/generated/torch.optim.AdamW.html; ``torch.optim.Adam``
-(default ``eps=1e-8``), https://docs.pytorch.org/docs/2.13/generated/torch.optim.Adam.html;
+``weight_decay=0.01``, decay applied as ``param *= 1 - lr * weight_decay``) in PyTorch 2.15,
+https://docs.pytorch.org/docs/2.15/generated/torch.nn.functional.embedding.html and
+https://docs.pytorch.org/docs/2.15/generated/torch.optim.AdamW.html; ``torch.optim.Adam``
+(default ``eps=1e-8``), https://docs.pytorch.org/docs/2.15/generated/torch.optim.Adam.html;
 decoupled weight decay: Loshchilov and Hutter, https://arxiv.org/abs/1711.05101; weight tying:
 Press and Wolf, https://arxiv.org/abs/1608.05859.
 """

@@ -10,9 +10,9 @@ that the pad row receives no gradient. It prints what it checks and raises ``Ass
 check fails. The page "padding_idx" includes its regions by name; ``sentence_batch.out`` beside it
 is the output shown on the page, compared by ``tests/test_snippets.py``.
 
-Sources: ``pad_sequence`` and ``nn.EmbeddingBag`` as documented for PyTorch 2.13,
-https://docs.pytorch.org/docs/2.13/generated/torch.nn.utils.rnn.pad_sequence.html and
-https://docs.pytorch.org/docs/2.13/generated/torch.nn.EmbeddingBag.html.
+Sources: ``pad_sequence`` and ``nn.EmbeddingBag`` as documented for PyTorch 2.15,
+https://docs.pytorch.org/docs/2.15/generated/torch.nn.utils.rnn.pad_sequence.html and
+https://docs.pytorch.org/docs/2.15/generated/torch.nn.EmbeddingBag.html.
 """
 
 import torch

@@ -11,8 +11,8 @@ Run it as a script: it asserts every claim and prints the cosine similarities. T
 so the figures show this exact model.
 
 Sources: ``nn.TransformerEncoderLayer`` (post-norm when ``norm_first=False``, the default)
-https://docs.pytorch.org/docs/2.13/generated/torch.nn.TransformerEncoderLayer.html and its
-forward in https://github.com/pytorch/pytorch/blob/v2.13.0/torch/nn/modules/transformer.py
+https://docs.pytorch.org/docs/2.15/generated/torch.nn.TransformerEncoderLayer.html and its
+forward in https://github.com/pytorch/pytorch/blob/v2.15.0/torch/nn/modules/transformer.py
 """
 
 from __future__ import annotations

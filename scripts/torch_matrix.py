@@ -1,0 +1,355 @@
+"""The torch matrix: run the site's executable content on each covered PyTorch release.
+
+Usage, from the repository root (the project's virtual environment active)::
+
+    python -m scripts.torch_matrix                    # every covered release, then the record
+    python -m scripts.torch_matrix --release 2.13.0   # one release (the others stay as recorded)
+    python -m scripts.torch_matrix --list             # covered releases and newer ones; no run
+
+Covered releases: the one pinned in ``requirements.txt`` and the latest patch of each of the two
+minor releases before it, found on the package registry (``pip index versions torch``). For each,
+an isolated virtual environment under ``.cache/torch-matrix/<release>/venv`` (reused while its
+requirements are unchanged; ``--reinstall`` rebuilds it) gets ``requirements.txt`` with only the
+torch pin replaced. There, pytest runs :data:`SELECTION` (every page block, the README's blocks,
+every snippet, every notebook, the API map and the property tests; not the site build, browser,
+figure and Lighthouse tests, whose results do not depend on the torch release) on two workers,
+and :mod:`scripts.torch_matrix_plugin` records each test's outcome.
+
+The record, :data:`RECORD` (committed), holds per release: the release, the ``torch.__version__``
+that ran, the date, the machine (platform, CPU, Python), and for every test id ``passed``,
+``failed`` or ``skipped``, with the failure's first line or the skip reason. The site build shows
+it on every page (``torch_matrix`` build hook) and ``tests/test_torch_matrix.py`` fails when it
+is stale. Releases on the registry newer than the pin are listed at the end of every run.
+
+Exit status: 0 when the record was written (failing tests on an older release are data, not an
+error), 1 when a release could not be installed or pytest crashed, 2 on bad arguments.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import hashlib
+import json
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from packaging.version import Version
+
+ROOT = Path(__file__).resolve().parents[1]
+REQUIREMENTS = ROOT / "requirements.txt"
+#: The committed record of the last matrix run.
+RECORD = ROOT / "snippets" / "data" / "torch_matrix.json"
+#: Where the per-release virtual environments live (gitignored); TORCH_MATRIX_CACHE overrides.
+CACHE = Path(os.environ.get("TORCH_MATRIX_CACHE", ROOT / ".cache" / "torch-matrix"))
+#: The command that refreshes the record (quoted in messages).
+COMMAND = "python -m scripts.torch_matrix"
+#: How many minor releases before the pinned one are covered.
+EARLIER_MINORS = 2
+
+#: What the matrix runs: paths and patterns given to pytest (``tests/test_claims_*.py`` is
+#: expanded by :func:`selection`), relative to the repository root.
+SELECTION = [
+    "docs",  # every page's blocks (pytest-codeblocks) and every notebook (nbmake)
+    "README.md",
+    "tests/test_snippets.py",
+    "tests/test_notebooks.py",
+    "tests/test_api_map.py",  # the API map's defaults against the installed signatures
+    "tests/test_claims_*.py",  # property-based proofs of the pages' general sentences
+]
+#: Tests of the selected files that build a site (slow, and not about the torch release).
+DESELECT = [
+    "tests/test_notebooks.py::test_a_failing_cell_fails_the_site_build",
+]
+#: pytest options of every matrix run: two workers, no cache folder written into the checkout.
+PYTEST_OPTIONS = ["-p", "no:cacheprovider", "-p", "scripts.torch_matrix_plugin", "-q", "-n", "2"]
+
+
+def selection(root: Path = ROOT) -> list[str]:
+    """The pytest arguments that select the matrix's tests: paths that exist under ``root``
+    (glob patterns expanded, sorted) followed by ``--deselect`` options."""
+    args: list[str] = []
+    for pattern in SELECTION:
+        matches = sorted(p.relative_to(root).as_posix() for p in root.glob(pattern))
+        args.extend(matches)
+    for test_id in DESELECT:
+        args.extend(["--deselect", test_id])
+    return args
+
+
+def pinned_release(requirements: Path = REQUIREMENTS) -> str:
+    """The torch release pinned in ``requirements.txt`` (``torch==X``), e.g. ``"2.15.0"``.
+
+    Raises ``ValueError`` when there is no exact torch pin."""
+    match = re.search(r"^torch==(\S+)\s*(#.*)?$", requirements.read_text(), re.MULTILINE)
+    if match is None:
+        raise ValueError(f"{requirements} has no line torch==<release>")
+    return match.group(1)
+
+
+def registry_releases() -> list[str]:
+    """Final releases of torch on the package registries pip is configured with, newest first
+    (local builds such as ``2.13.0+cpu`` are folded into their public version; pre-releases are
+    left out). Asks ``pip index versions torch --json``; raises ``RuntimeError`` when pip fails."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "pip", "index", "versions", "torch", "--json"],
+        capture_output=True, text=True, timeout=300,
+    )
+    if proc.returncode != 0:
+        raise RuntimeError(f"pip index versions torch failed:\n{proc.stderr[-2000:]}")
+    versions = {Version(v).public for v in json.loads(proc.stdout)["versions"]}
+    final = [v for v in versions if not Version(v).is_prerelease and not Version(v).is_devrelease]
+    return sorted(final, key=Version, reverse=True)
+
+
+def covered_releases(pinned: str, available: list[str]) -> list[str]:
+    """The pinned release, then the latest patch of each of the :data:`EARLIER_MINORS` minor
+    releases before it that ``available`` has (newest first), e.g. ``2.15.0`` with 2.14.0,
+    2.14.1, 2.13.0 available gives ``["2.15.0", "2.14.1", "2.13.0"]``."""
+    pin = Version(pinned)
+    latest: dict[tuple[int, int], Version] = {}
+    for text in available:
+        v = Version(text)
+        if (v.major, v.minor) < (pin.major, pin.minor):
+            latest[(v.major, v.minor)] = max(latest.get((v.major, v.minor), v), v)
+    earlier = [str(latest[key]) for key in sorted(latest, reverse=True)[:EARLIER_MINORS]]
+    return [pinned, *earlier]
+
+
+def newer_than(pinned: str, available: list[str]) -> list[str]:
+    """Releases in ``available`` newer than ``pinned``, newest first."""
+    return [v for v in available if Version(v) > Version(pinned)]
+
+
+def requirements_for(release: str, requirements: Path = REQUIREMENTS) -> str:
+    """``requirements.txt`` with the torch pin replaced by ``torch==<release>`` (text)."""
+    return re.sub(r"^torch==\S+", f"torch=={release}", requirements.read_text(), flags=re.MULTILINE)
+
+
+def ensure_venv(release: str, reinstall: bool = False, log=print) -> Path:
+    """The Python of ``release``'s environment, created or updated when needed.
+
+    The environment is reused as it is when the requirements it was built from (kept beside it
+    as ``requirements.txt``) equal today's with the pin replaced. Raises
+    ``subprocess.CalledProcessError`` when ``venv`` or ``pip install`` fails (pip's output is in
+    ``<cache>/<release>/install.log``)."""
+    home = CACHE / release
+    venv, stamp, log_file = home / "venv", home / "requirements.txt", home / "install.log"
+    python = venv / "bin" / "python"
+    wanted = requirements_for(release)
+    if reinstall and venv.exists():
+        shutil.rmtree(venv)
+    if python.exists() and stamp.exists() and stamp.read_text() == wanted:
+        return python
+    home.mkdir(parents=True, exist_ok=True)
+    if not python.exists():
+        log(f"[{release}] creating {venv.relative_to(CACHE.parent)}")
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    pending = home / "requirements.pending.txt"
+    pending.write_text(wanted)
+    log(f"[{release}] pip install -r requirements.txt with torch=={release} "
+        f"(log: {log_file}; the first time, several minutes and up to ~6 GB)")
+    started = time.monotonic()
+    with log_file.open("w") as out:
+        for args in (["--upgrade", "pip"], ["-r", str(pending)]):
+            subprocess.run([str(python), "-m", "pip", "install", "-q", *args],
+                           stdout=out, stderr=subprocess.STDOUT, check=True)
+    pending.replace(stamp)
+    log(f"[{release}] installed in {time.monotonic() - started:.0f} s")
+    return python
+
+
+def machine() -> dict[str, str]:
+    """Where the matrix ran: platform, CPU model and count, Python version."""
+    cpu = platform.processor() or platform.machine()
+    cpuinfo = Path("/proc/cpuinfo")
+    if cpuinfo.exists():
+        names = re.findall(r"^model name\s*:\s*(.+)$", cpuinfo.read_text(), re.MULTILINE)
+        if names:
+            cpu = names[0].strip()
+    return {
+        "platform": platform.platform(terse=True),
+        "cpu": f"{cpu}, {os.cpu_count()} logical CPUs",
+        "python": platform.python_version(),
+    }
+
+
+def run_release(release: str, python: Path, log=print) -> dict:
+    """Run :func:`selection` with ``python`` (an environment holding ``release``) and return the
+    record's entry for it. Raises ``RuntimeError`` when pytest stops without results (exit
+    status other than 0 or 1: interrupted, internal error, usage error, nothing collected)."""
+    with tempfile.TemporaryDirectory(prefix="torch-matrix-") as tmp:
+        out = Path(tmp) / "outcomes.json"
+        env = {**os.environ, "TORCH_MATRIX_OUT": str(out), "PYTHONPATH": str(ROOT),
+               "HF_HUB_OFFLINE": "1", "PYTHONDONTWRITEBYTECODE": "1"}
+        env.pop("VIRTUAL_ENV", None)
+        version = subprocess.run(
+            [str(python), "-c", "import torch, platform; print(torch.__version__); "
+             "print(platform.python_version())"],
+            capture_output=True, text=True, check=True, env=env, cwd=ROOT,
+        ).stdout.split()
+        log(f"[{release}] pytest on torch {version[0]} ...")
+        started = time.monotonic()
+        proc = subprocess.run(
+            [str(python), "-m", "pytest", *PYTEST_OPTIONS, *selection()],
+            cwd=ROOT, env=env, capture_output=True, text=True,
+        )
+        seconds = time.monotonic() - started
+        if proc.returncode not in (0, 1) or not out.exists():
+            raise RuntimeError(f"[{release}] pytest exited with {proc.returncode}:\n"
+                               f"{(proc.stdout + proc.stderr)[-3000:]}")
+        outcomes = json.loads(out.read_text())["outcomes"]
+    summary = {k: sum(t["outcome"] == k for t in outcomes.values())
+               for k in ("passed", "failed", "skipped")}
+    log(f"[{release}] {summary['passed']} passed, {summary['failed']} failed, "
+        f"{summary['skipped']} skipped in {seconds:.0f} s")
+    for test_id, entry in sorted(outcomes.items()):
+        if entry["outcome"] == "failed":
+            log(f"    FAILED {test_id}: {entry.get('message', '')}")
+    return {
+        "release": release,
+        "torch": version[0],
+        "date": dt.date.today().isoformat(),
+        "machine": {**machine(), "python": version[1]},
+        "summary": summary,
+        "tests": dict(sorted(outcomes.items())),
+    }
+
+
+def recorded(test_id: str, fingerprint: str | None, tests: dict[str, dict]) -> dict | None:
+    """The entry of ``tests`` (one release's record) that ran the test ``test_id`` as it is today:
+    the same id with the same fingerprint (any entry when ``fingerprint`` is ``None``), or, for a
+    page block (``docs/<page>.md::line N``) that the page's prose moved, an entry of the same page
+    with the same fingerprint. ``None`` when the record has no such run."""
+    entry = tests.get(test_id)
+    if entry is not None and (fingerprint is None or entry.get("fingerprint") == fingerprint):
+        return entry
+    page, sep, name = test_id.partition("::")
+    if fingerprint is not None and page.endswith(".md") and sep and name.startswith("line "):
+        for other, entry in tests.items():
+            if other.startswith(page + "::") and entry.get("fingerprint") == fingerprint:
+                return entry
+    return None
+
+
+def collect_today(root: Path = ROOT, python: str = sys.executable) -> dict[str, str | None]:
+    """Today's test ids of the matrix's selection with their fingerprints, by
+    ``pytest --collect-only`` in a subprocess (a few seconds). Raises ``RuntimeError`` when the
+    collection fails."""
+    with tempfile.TemporaryDirectory(prefix="torch-matrix-") as tmp:
+        out = Path(tmp) / "collected.json"
+        proc = subprocess.run(
+            [python, "-m", "pytest", "--collect-only", "-q", *PYTEST_OPTIONS, "-n", "0",
+             *selection(root)],
+            cwd=root, capture_output=True, text=True, timeout=300,
+            env={**os.environ, "TORCH_MATRIX_OUT": str(out), "PYTHONPATH": str(root)},
+        )
+        if proc.returncode != 0 or not out.exists():
+            raise RuntimeError(f"pytest --collect-only exited with {proc.returncode}:\n"
+                               f"{(proc.stdout + proc.stderr)[-3000:]}")
+        return json.loads(out.read_text())["collected"]
+
+
+def load_record(path: Path = RECORD) -> dict:
+    """The committed record (``{"pinned": ..., "releases": {release: entry}}``), or an empty one
+    when the file does not exist."""
+    if not path.exists():
+        return {"pinned": None, "releases": {}}
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def write_record(record: dict, path: Path = RECORD) -> None:
+    """Write the record as sorted, indented JSON (stable diffs), ending with a newline."""
+    path.write_text(json.dumps(record, indent=1, sort_keys=True, ensure_ascii=False) + "\n",
+                    encoding="utf-8")
+
+
+def selection_digest() -> str:
+    """12 hex digits identifying :data:`SELECTION` and :data:`DESELECT` (recorded, so a changed
+    selection is visible in the record's diff)."""
+    return hashlib.sha256(json.dumps([SELECTION, DESELECT]).encode()).hexdigest()[:12]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog=COMMAND, description=__doc__.split("\n\n")[0])
+    parser.add_argument("--release", action="append", metavar="X.Y.Z",
+                        help="run only this covered release (repeatable); the record keeps the "
+                             "other releases' entries")
+    parser.add_argument("--list", action="store_true",
+                        help="print the covered releases and newer ones on the registry, run "
+                             "nothing")
+    parser.add_argument("--reinstall", action="store_true",
+                        help="rebuild the environments instead of reusing them")
+    args = parser.parse_args(argv)
+    sys.stdout.reconfigure(line_buffering=True)  # progress shows as it happens, even in a log
+
+    pinned = pinned_release()
+    record = load_record()
+    asked = True
+    try:
+        available = registry_releases()
+    except (RuntimeError, subprocess.TimeoutExpired, ValueError) as error:
+        # Offline: keep the releases the record covers when it was made for the same pin.
+        available = record.get("covered", []) if record.get("pinned") == pinned else [pinned]
+        asked = False
+        print(f"the registry could not be asked ({str(error).splitlines()[0]}); using "
+              f"{', '.join(available)}", file=sys.stderr)
+    covered = covered_releases(pinned, available)
+    newer = newer_than(pinned, available) if asked else None
+    print(f"covered releases: {', '.join(covered)} (pinned: {pinned})")
+    if args.list:
+        _tell_newer(pinned, newer)
+        return 0
+    chosen = args.release or covered
+    unknown = [r for r in chosen if r not in covered]
+    if unknown:
+        parser.error(f"not a covered release: {', '.join(unknown)} (covered: {', '.join(covered)})")
+
+    releases = {r: e for r, e in record.get("releases", {}).items() if r in covered}
+    status = 0
+    for release in chosen:
+        try:
+            python = ensure_venv(release, reinstall=args.reinstall)
+            releases[release] = run_release(release, python)
+        except (subprocess.CalledProcessError, RuntimeError) as error:
+            print(f"[{release}] FAILED: {error}", file=sys.stderr)
+            status = 1
+    record = {
+        "command": COMMAND,
+        "pinned": pinned,
+        "covered": covered,
+        "selection": selection_digest(),
+        "releases": {r: releases[r] for r in covered if r in releases},
+    }
+    write_record(record)
+    print(f"wrote {RECORD.relative_to(ROOT)}")
+    missing = [r for r in covered if r not in releases]
+    if missing:
+        print(f"not in the record yet: {', '.join(missing)}", file=sys.stderr)
+        status = 1
+    _tell_newer(pinned, newer)
+    return status
+
+
+def _tell_newer(pinned: str, newer: list[str] | None) -> None:
+    """Print the releases on the registry newer than the pin (``None``: the registry was not
+    reached)."""
+    if newer is None:
+        print("could not ask the registry for torch releases newer than the pin")
+    elif newer:
+        print(f"NEWER torch on the registry than the pin {pinned}: {', '.join(newer)}. To move "
+              "to it: change the pin in requirements.txt, install it, then run "
+              f"python -m scripts.refresh_outputs and {COMMAND}.")
+    else:
+        print(f"no torch release on the registry is newer than the pin {pinned}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
