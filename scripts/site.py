@@ -49,21 +49,32 @@ def docs_tree() -> set[tuple[str, int]]:
     return {(p.as_posix(), p.stat().st_mtime_ns) for p in (ROOT / "docs").rglob("*") if p.is_file()}
 
 
-def nav_pages() -> list[str]:
-    """The Markdown files named in mkdocs.yml's ``nav`` (paths relative to docs/)."""
+def _nav_leaves(node):
+    """The page paths under one node of mkdocs.yml's ``nav`` (a string, list or mapping)."""
+    if isinstance(node, str):
+        yield node
+    elif isinstance(node, list):
+        for item in node:
+            yield from _nav_leaves(item)
+    elif isinstance(node, dict):
+        for value in node.values():
+            yield from _nav_leaves(value)
 
-    def walk(node):
-        if isinstance(node, str):
-            yield node
-        elif isinstance(node, list):
-            for item in node:
-                yield from walk(item)
-        elif isinstance(node, dict):
-            for value in node.values():
-                yield from walk(value)
 
+def nav_pages(section: str | None = None) -> list[str]:
+    """The Markdown files named in mkdocs.yml's ``nav`` (paths relative to docs/).
+
+    With ``section`` (e.g. ``"Articles"``), only the pages under that top-level entry. Raises
+    ``LookupError`` when the nav has no such section.
+    """
     config = yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=yaml.BaseLoader)  # noqa: S506
-    return [p for p in walk(config["nav"]) if not p.startswith(("http://", "https://"))]
+    nav = config["nav"]
+    if section is not None:
+        entries = [e[section] for e in nav if isinstance(e, dict) and section in e]
+        if not entries:
+            raise LookupError(f"mkdocs.yml's nav has no {section!r} section")
+        nav = entries[0]
+    return [p for p in _nav_leaves(nav) if not p.startswith(("http://", "https://"))]
 
 
 def page_url_path(page: str) -> str:

@@ -34,10 +34,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-import yaml
 from pytest_codeblocks.main import extract_from_file
 
 from scripts.markdown_fences import ROOT, Fence, read_fences
+from scripts.site import nav_pages
 
 MIN_EXERCISES, MAX_EXERCISES = 3, 5
 SECTION = re.compile(r"^## (?P<title>.+?)\s*$")
@@ -58,22 +58,7 @@ def article_pages() -> list[str]:
 
     Raises ``LookupError`` when the nav has no ``Articles`` section.
     """
-    config = yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=yaml.BaseLoader)  # noqa: S506
-
-    def walk(node):
-        if isinstance(node, str):
-            yield node
-        elif isinstance(node, list):
-            for item in node:
-                yield from walk(item)
-        elif isinstance(node, dict):
-            for value in node.values():
-                yield from walk(value)
-
-    for entry in config["nav"]:
-        if isinstance(entry, dict) and "Articles" in entry:
-            return list(walk(entry["Articles"]))
-    raise LookupError("mkdocs.yml's nav has no 'Articles' section")
+    return nav_pages("Articles")
 
 
 @dataclass
