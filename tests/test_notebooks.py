@@ -19,10 +19,12 @@ from scripts.hooks import notebooks as hook
 from scripts.markdown_fences import ROOT
 from scripts.site import build_site
 
-#: Every notebook of the repository, hidden folders (.venv, .ipynb_checkpoints) aside.
+#: Every notebook of the repository, hidden folders (.venv, .ipynb_checkpoints) and the built
+#: site (``site/``, where each article's generated notebook lands) aside.
 NOTEBOOKS = sorted(
     p for p in ROOT.rglob("*.ipynb")
     if not any(part.startswith(".") for part in p.relative_to(ROOT).parts)
+    and p.relative_to(ROOT).parts[0] != "site"
 )
 IDS = [p.relative_to(ROOT).as_posix() for p in NOTEBOOKS]
 
