@@ -22,3 +22,10 @@ runtime = jupyter_runtime_dir()
 os.makedirs(runtime, mode=0o700, exist_ok=True)
 c.KernelManager.transport = "ipc"
 c.KernelManager.ip = os.path.join(runtime, f"build-{os.getpid()}-{uuid.uuid4().hex[:8]}")
+
+# One output per stream per cell. The kernel sends a cell's printed text in chunks as its buffer
+# is flushed, so where a chunk boundary falls (inside one print, say) depends on timing, and each
+# chunk would be rendered as an output block of its own: two builds of the same notebook would
+# differ. nbconvert's own CoalesceStreamsPreprocessor runs before the notebook is executed, so it
+# cannot merge them; nbclient's option merges each cell's outputs as they are recorded.
+c.ExecutePreprocessor.coalesce_streams = True
