@@ -100,7 +100,8 @@ def skipgram_vectors() -> tuple[list[str], torch.Tensor]:
     """The site's skip-gram vectors: 143 words and a float32 ``[143, 16]`` table.
 
     Trains ``skipgram.py``'s model (one CPU thread, as its own ``main`` does, so the numbers do
-    not depend on the machine) with its printing silenced.
+    not depend on the core count) with its printing silenced. The last digits still depend on
+    the CPU (its vector instructions round differently), so nothing printed shows them.
     """
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
@@ -119,7 +120,8 @@ def main() -> None:
         write_word2vec_text(path, itos, trained)
         text = path.read_text(encoding="utf-8").splitlines()
         print(text[0])  # the header: 143 words, 16 numbers each
-        print(text[1][:60], "...")
+        word, *numbers = text[1].split()
+        print(word, *(f"{float(x):.3f}" for x in numbers[:4]), "...")  # rounded for the page
         words, vectors = read_word_vectors(path)
         assert words == itos and torch.equal(vectors, trained)  # float32 survives the text
         # --8<-- [end:file]
