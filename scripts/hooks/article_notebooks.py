@@ -15,12 +15,13 @@ every notebook; ``tests/test_browser.py`` fetches each download from a served bu
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import io
 import sys
 import zipfile
 from pathlib import Path
 
-from bs4 import BeautifulSoup
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
@@ -77,54 +78,75 @@ def downloads(article: ArticleNotebook) -> dict[str, bytes]:
     return {article.name: article.ipynb_bytes()}
 
 
+def sources_digest(root: Path, page: str) -> str:
+    """sha256 (hex) of every file the conversion of ``page`` can read: the page
+    (``docs/<page>``) and everything under ``snippets/`` (included regions, shipped modules,
+    data files)."""
+    h = hashlib.sha256()
+    paths = [root / "docs" / page, *(root / "snippets").rglob("*")]
+    for path in sorted(p for p in paths if p.is_file() and "__pycache__" not in p.parts):
+        h.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+@functools.lru_cache(maxsize=64)
+def converted(page: str, site_url: str, root: Path, digest: str) -> dict[str, bytes]:
+    """:func:`downloads` of ``page``'s notebook, remembered for the process under ``digest``
+    (:func:`sources_digest` of ``root`` and ``page``): ``mkdocs serve`` rebuilds every article
+    after any edit, and converting all of them took a sixth of a rebuild. Raises ``PluginError``
+    when the conversion fails."""
+    try:
+        return downloads(article_notebook(page, site_url, root))
+    except (ValueError, OSError, SyntaxError) as err:
+        raise PluginError(f"notebook of {page}: {err}") from err
+
+
 def on_files(files: Files, *, config: MkDocsConfig) -> Files:
     """Add each article's download beside its page (MkDocs event)."""
     _DOWNLOADS.clear()
     root = Path(config.config_file_path).resolve().parent
     for page in articles(config.nav or []):
-        try:
-            article = article_notebook(page, config.site_url or "/", root)
-        except (ValueError, OSError, SyntaxError) as err:
-            raise PluginError(f"notebook of {page}: {err}") from err
         folder = page.removesuffix(".md")
-        for name, content in downloads(article).items():
+        digest = sources_digest(root, page)
+        for name, content in _kept_converted(page, config.site_url or "/", root, digest).items():
             files.append(File.generated(config, f"{folder}/{name}", content=content))
             _DOWNLOADS[page] = name
     return files
 
 
-def download_box(soup: BeautifulSoup, name: str) -> None:
-    """Insert, after the first ``<h1>`` of ``soup``, a link to the download ``name``.
-
-    ``name`` is the notebook's file name (``x.ipynb``) or its zip's (``x.zip``). Raises
-    ``PluginError`` if the page has no ``<h1>``.
-    """
-    box = soup.new_tag("div", attrs={"class": "admonition tip nb-download"})
-    title = soup.new_tag("p", attrs={"class": "admonition-title"})
-    title.string = "Run it yourself"
-    text = soup.new_tag("p")
-    link = soup.new_tag("a", href=name, download="")
-    link.string = name
+def download_box(name: str) -> str:
+    """The HTML of the box linking to the download ``name``: the notebook's file name
+    (``x.ipynb``) or its zip's (``x.zip``), which contain no character HTML escapes."""
+    link = f'<a download="" href="{name}">{name}</a>'
     if name.endswith(".zip"):
-        text.append("Download this article as a notebook, with the data it reads: ")
-        text.append(link)
-        text.append(" (unzip it and open the notebook inside).")
+        text = (f"Download this article as a notebook, with the data it reads: {link} "
+                "(unzip it and open the notebook inside).")
     else:
-        text.append("Download this article as a notebook: ")
-        text.append(link)
-        text.append(".")
-    box.extend([title, text])
-    heading = soup.find("h1")
-    if heading is None:
-        raise PluginError("an article has no '# title' heading for its download box")
-    heading.insert_after(box)
+        text = f"Download this article as a notebook: {link}."
+    return ('<div class="admonition tip nb-download"><p class="admonition-title">Run it yourself'
+            f"</p><p>{text}</p></div>")
 
 
 def on_page_content(html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
-    """Put the download box on each article's page (MkDocs event)."""
+    """Put the download box under each article's title, its first ``</h1>`` (MkDocs event).
+
+    A string insertion, not a parse: the page is Markdown's output, whose first ``</h1>`` closes
+    the title. Raises ``PluginError`` if an article has no ``<h1>``.
+    """
     name = _DOWNLOADS.get(page.file.src_uri)
     if not name:
         return html
-    soup = BeautifulSoup(html, "html.parser")
-    download_box(soup, name)
-    return str(soup)
+    end = html.find("</h1>")
+    if end < 0:
+        raise PluginError(f"{page.file.src_uri}: an article needs a '# title' heading for its "
+                          "download box")
+    end += len("</h1>")
+    return html[:end] + download_box(name) + html[end:]
+
+
+# MkDocs loads this file as a new module at every build (each ``mkdocs serve`` rebuild), which would
+# start the memo of :func:`converted` empty each time; the copy imported by name stays loaded.
+if __name__ == "scripts.hooks.article_notebooks":
+    _kept_converted = converted
+else:
+    from scripts.hooks.article_notebooks import converted as _kept_converted

@@ -29,9 +29,13 @@ own link validation only sees Markdown pages).
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import posixpath
+import re
+import sys
+from html import unescape
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
@@ -79,6 +83,11 @@ def restyle(html: str, src_uri: str) -> str:
     ``src_uri`` (``notebooks/x.ipynb``) names the notebook in errors. Raises ``PluginError`` if
     the page holds a script that mkdocs-jupyter's template does not add.
     """
+    return str(_restyled(html, src_uri))
+
+
+def _restyled(html: str, src_uri: str) -> BeautifulSoup:
+    """:func:`restyle`, as a parsed tree (the hook adds its download box before serialising)."""
     soup = BeautifulSoup(html, "html.parser")
     for style in soup.find_all("style"):
         style.decompose()
@@ -101,21 +110,17 @@ def restyle(html: str, src_uri: str) -> str:
     for anchor in soup.select("a.anchor-link"):
         anchor["class"] = ["headerlink"]
         anchor["title"] = "Permanent link"
-    return str(soup)
+    return soup
 
 
-def _download_box(soup: BeautifulSoup, page: Page, files: Files) -> None:
+def _download_box(soup: BeautifulSoup, src_uri: str, data: tuple[tuple[str, str], ...]) -> None:
     """Insert, after the page's first heading, links to the notebook and to its data files.
 
-    Data files are the site's files under a ``data/`` folder beside the notebook. Raises
-    ``PluginError`` if the notebook has no level-1 heading to put the box under.
+    ``src_uri`` is the notebook's (``notebooks/x.ipynb``); ``data`` is one ``(href, label)`` per
+    data file, in order. Raises ``PluginError`` if the notebook has no level-1 heading to put the
+    box under.
     """
-    folder = posixpath.dirname(page.file.src_uri)
-    notebook = posixpath.basename(page.file.src_uri)
-    data = sorted(
-        (f for f in files if f.src_uri.startswith(posixpath.join(folder, "data") + "/")),
-        key=lambda f: f.src_uri,
-    )
+    notebook = posixpath.basename(src_uri)
     box = soup.new_tag("div", attrs={"class": "admonition tip nb-download"})
     title = soup.new_tag("p", attrs={"class": "admonition-title"})
     title.string = "Run it yourself"
@@ -124,30 +129,51 @@ def _download_box(soup: BeautifulSoup, page: Page, files: Files) -> None:
     link = soup.new_tag("a", href=notebook, download="")
     link.string = notebook
     text.append(link)
-    for n, f in enumerate(data):
+    for n, (href, label) in enumerate(data):
         text.append(", and its data, " if n == 0 else ", ")
-        data_link = soup.new_tag("a", href=f.url_relative_to(page.file), download="")
-        data_link.string = posixpath.relpath(f.src_uri, folder)
+        data_link = soup.new_tag("a", href=href, download="")
+        data_link.string = label
         text.append(data_link)
     text.append(" (keep data/ beside the notebook)." if data else ".")
     box.extend([title, text])
     heading = soup.find("h1")
     if heading is None:
-        raise PluginError(f"notebook {page.file.src_uri} has no '# title' heading")
+        raise PluginError(f"notebook {src_uri} has no '# title' heading")
     heading.insert_after(box)
 
 
+@functools.lru_cache(maxsize=16)
+def notebook_page(html: str, src_uri: str, data: tuple[tuple[str, str], ...]) -> str:
+    """The notebook page body ``html`` restyled (:func:`restyle`) with its download box (see
+    :func:`_download_box` for ``src_uri`` and ``data``).
+
+    Remembered for the process: ``mkdocs serve`` rebuilds every page after any edit, and the
+    executed notebook's HTML comes unchanged from ``.cache/notebooks/``; parsing it again was
+    most of a rebuild's time spent on notebook pages. Raises ``PluginError`` as those do.
+    """
+    soup = _restyled(html, src_uri)
+    _download_box(soup, src_uri, data)
+    return str(soup)
+
+
 def on_page_content(html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
-    """Restyle a notebook page and add its download box (MkDocs event)."""
+    """Restyle a notebook page and add its download box (MkDocs event).
+
+    The data files are the site's files under a ``data/`` folder beside the notebook.
+    """
     if not _is_notebook(page):
         return html
-    soup = BeautifulSoup(restyle(html, page.file.src_uri), "html.parser")
-    _download_box(soup, page, files)
+    folder = posixpath.dirname(page.file.src_uri)
+    data = tuple(
+        (f.url_relative_to(page.file), posixpath.relpath(f.src_uri, folder))
+        for f in sorted(files, key=lambda f: f.src_uri)
+        if f.src_uri.startswith(posixpath.join(folder, "data") + "/")
+    )
     metadata = json.loads(Path(page.file.abs_src_path).read_text(encoding="utf-8"))["metadata"]
     if metadata.get("description"):
         page.meta["description"] = metadata["description"]
     _NOTEBOOK_PAGES.append(Path(page.file.abs_dest_path).relative_to(config.site_dir).as_posix())
-    return str(soup)
+    return _kept_notebook_page(html, page.file.src_uri, data)
 
 
 def on_pre_build(config: MkDocsConfig) -> None:
@@ -155,27 +181,40 @@ def on_pre_build(config: MkDocsConfig) -> None:
     _NOTEBOOK_PAGES.clear()
 
 
+#: An ``id`` attribute as the site's HTML writes it (MkDocs, Markdown and Material's templates
+#: always quote attribute values with ``"``; a quote inside code text is escaped as ``&quot;``).
+_ID = re.compile(r'\sid="([^"]*)"')
+
+
 def _ids(path: Path, cache: dict[Path, set[str]]) -> set[str]:
+    """The ``id`` values of the built page ``path`` (a pattern, not a parse: a whole page's parse
+    took longer than the rest of the check)."""
     if path not in cache:
-        soup = BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
-        cache[path] = {tag["id"] for tag in soup.find_all(id=True)}
+        cache[path] = set(_ID.findall(path.read_text(encoding="utf-8")))
     return cache[path]
+
+
+#: A link or source attribute, quoted as in :data:`_ID`.
+_URL_ATTR = {name: re.compile(rf'\s{name}="([^"]*)"') for name in ("href", "src")}
 
 
 def broken_links(site_dir: Path, page_dest: str) -> list[str]:
     """Relative links and sources of the built page ``page_dest`` whose target is missing.
 
-    ``page_dest`` is the page's path in ``site_dir`` (``notebooks/x/index.html``). Returns one
-    ``"url: why"`` string per broken link. Links with a scheme (``https:``) are not checked;
-    absolute paths (``/x/``) are reported.
+    ``page_dest`` is the page's path in ``site_dir`` (``notebooks/x/index.html``). Only the
+    ``<article>`` is checked (the whole page when it has none): its ``href`` values, then its
+    ``src`` values, read with patterns (see :data:`_ID`). Returns one ``"url: why"`` string per
+    broken link. Links with a scheme (``https:``) are not checked; absolute paths (``/x/``) are
+    reported.
     """
     page_path = site_dir / page_dest
-    soup = BeautifulSoup(page_path.read_text(encoding="utf-8"), "html.parser")
-    article = soup.find("article") or soup
+    text = page_path.read_text(encoding="utf-8")
+    start, end = text.find("<article"), text.rfind("</article>")
+    article = text[start:end] if 0 <= start < end else text
     problems: list[str] = []
     cache: dict[Path, set[str]] = {}
-    for tag in article.find_all(href=True) + article.find_all(src=True):
-        url = tag.get("href") or tag.get("src")
+    urls = [unescape(u) for name in ("href", "src") for u in _URL_ATTR[name].findall(article)]
+    for url in urls:
         parts = urlsplit(url)
         if parts.scheme or parts.netloc:
             continue
@@ -198,3 +237,14 @@ def on_post_build(config: MkDocsConfig) -> None:
     for dest in _NOTEBOOK_PAGES:
         for problem in broken_links(Path(config.site_dir), dest):
             log.warning("notebook page %s: broken link %s", dest, problem)
+
+
+# MkDocs loads this file as a new module at every build (each ``mkdocs serve`` rebuild), which would
+# start the memo of :func:`notebook_page` empty each time; the copy imported by name stays loaded.
+if __name__ == "scripts.hooks.notebooks":
+    _kept_notebook_page = notebook_page
+else:
+    _PROJECT = str(Path(__file__).resolve().parents[2])
+    if _PROJECT not in sys.path:
+        sys.path.insert(0, _PROJECT)
+    from scripts.hooks.notebooks import notebook_page as _kept_notebook_page
