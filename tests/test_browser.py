@@ -82,18 +82,24 @@ IMAGES_JS = """async () => {
 #: block is off screen, from ``--code-lines``) differs from its real height by over 1 px. The
 #: placeholder is read from a never-shown copy, so no remembered size stands in for it; the real
 #: height needs every block rendered (the screenshot's style rule, added before this runs).
-PLACEHOLDER_JS = """() => [...document.querySelectorAll('.md-typeset .highlight')]
-  .filter(block => block.offsetParent !== null)
-  .map(block => {
+PLACEHOLDER_JS = """() => {
+  const blocks = [...document.querySelectorAll('.md-typeset .highlight')]
+    .filter(block => block.offsetParent !== null);
+  // Every copy is inserted before any is measured: one layout for the page, not one per block.
+  const copies = blocks.map(block => {
     const copy = block.cloneNode(true);
     copy.style.setProperty('content-visibility', 'hidden', 'important');
     block.after(copy);
-    const placeholder = copy.getBoundingClientRect().height;
-    copy.remove();
-    const real = block.getBoundingClientRect().height;
-    return {placeholder, real, text: block.querySelector('pre').textContent.slice(0, 40)};
-  })
-  .filter(b => Math.abs(b.placeholder - b.real) > 1)"""
+    return copy;
+  });
+  const sizes = blocks.map((block, i) => ({
+    placeholder: copies[i].getBoundingClientRect().height,
+    real: block.getBoundingClientRect().height,
+    text: block.querySelector('pre').textContent.slice(0, 40),
+  }));
+  copies.forEach(copy => copy.remove());
+  return sizes.filter(b => Math.abs(b.placeholder - b.real) > 1);
+}"""
 
 
 @pytest.fixture(scope="session")
@@ -164,7 +170,9 @@ def open_page(browser, base_url: str, url: str) -> Visit:
     response = page.goto(url, wait_until="load")
     if response is None or not response.ok:
         problems.append(f"opening {url} gave {response and response.status}")
-    page.wait_for_load_state("networkidle")
+    # No wait for the network to go quiet (Playwright's "networkidle" is half a second of
+    # nothing per page): the listeners above stay on while the caller checks the page, and
+    # check_images waits for every image, so a late request is still recorded.
     return visit
 
 
@@ -286,7 +294,7 @@ def test_page_in_a_real_browser(page, browser, base_url, screenshots):
         title = search_terms(tab)
         tab.keyboard.press("/")
         assert tab.evaluate("document.activeElement.dataset.mdComponent") == "search-query"
-        tab.keyboard.type(title, delay=20)
+        tab.keyboard.type(title)
         tab.wait_for_selector(".md-search-result__item")
         expected = urlparse(base_url + page_url_path(page)).path
         try:

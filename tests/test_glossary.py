@@ -19,12 +19,13 @@ from bs4 import BeautifulSoup
 from scripts.hooks.glossary import first_uses_only, glossary_terms, wrap_code_terms
 from scripts.markdown_fences import ROOT
 from scripts.site import html_of, nav_pages
+from tests.built_pages import parsed
 
 GLOSSARY = ROOT / "snippets" / "glossary.md"
 
 
 def _soup(site: Path, page: str) -> BeautifulSoup:
-    return BeautifulSoup(html_of(site, page).read_text(encoding="utf-8"), "html.parser")
+    return parsed(html_of(site, page))
 
 
 def glossary_entries(soup: BeautifulSoup) -> dict[str, tuple[str, list[str]]]:
@@ -50,9 +51,7 @@ def missing_targets(site: Path, page: str, hrefs: list[str]) -> list[str]:
         path, _, fragment = href.partition("#")
         target = (base / path).resolve()
         target = target / "index.html" if target.is_dir() else target
-        if not fragment or not target.is_file() or not BeautifulSoup(
-            target.read_text(encoding="utf-8"), "html.parser"
-        ).find(id=fragment):
+        if not fragment or not target.is_file() or not parsed(target).find(id=fragment):
             missing.append(href)
     return missing
 

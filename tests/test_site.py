@@ -17,6 +17,7 @@ from bs4 import BeautifulSoup
 
 from scripts.markdown_fences import ROOT
 from scripts.site import build_site, html_of, nav_pages
+from tests.built_pages import parsed
 
 #: ``<link rel=…>`` values that make the browser fetch nothing.
 NON_FETCHING_RELS = {"canonical", "alternate", "author", "license", "me", "prev", "next", "search"}
@@ -99,7 +100,7 @@ def test_third_party_detector_catches_each_kind():
 
 def test_figures_come_in_light_and_dark_with_alt_text_and_caption(site):
     for page in nav_pages():
-        soup = BeautifulSoup(html_of(site, page).read_text(encoding="utf-8"), "html.parser")
+        soup = parsed(html_of(site, page))
         for img in soup.find_all("img"):
             src = img.get("src", "")
             assert img.get("alt", "").strip(), f"{page}: <img src={src!r}> has no alt text"
@@ -158,7 +159,7 @@ def test_notebook_pages_are_executed_light_and_downloadable(site):
     assert notebooks
     for page in notebooks:
         html_file = html_of(site, page)
-        article = BeautifulSoup(html_file.read_text(encoding="utf-8"), "html.parser").article
+        article = parsed(html_file).article
         assert article.select("div.nb-output pre > code"), f"{page}: no outputs rendered"
         assert not article.find_all(["style", "script"]), f"{page}: inlined assets left"
         assert html_file.stat().st_size < 300_000, f"{page}: {html_file.stat().st_size} bytes"
@@ -193,7 +194,7 @@ def test_every_code_block_states_its_line_count(site):
     """
     problems, blocks = [], 0
     for page in nav_pages():
-        soup = BeautifulSoup(html_of(site, page).read_text(encoding="utf-8"), "html.parser")
+        soup = parsed(html_of(site, page))
         for div in soup.select("div.highlight"):
             pre = div.find("pre", recursive=False)
             if pre is None:

@@ -25,13 +25,14 @@ from bs4 import BeautifulSoup
 from scripts.hooks import source_links
 from scripts.markdown_fences import ROOT
 from scripts.site import html_of, nav_pages
+from tests.built_pages import parsed
 
 CONFIG = yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=yaml.BaseLoader)
 REPO = CONFIG["repo_url"].rstrip("/")
 
 
 def _soup(site: Path, page: str) -> BeautifulSoup:
-    return BeautifulSoup(html_of(site, page).read_text(encoding="utf-8"), "html.parser")
+    return parsed(html_of(site, page))
 
 
 def last_commit_date(path: Path) -> dt.date | None:

@@ -7,10 +7,11 @@ stale:
 
 * the record's pinned release is the one in ``requirements.txt``, and it holds a run of each
   release it covers (the pinned one and two earlier minor releases);
-* every test the matrix selects today (collected with ``pytest --collect-only``, a few seconds)
-  has an outcome for every covered release, run on the test as it is today: a page block whose
-  code or expected output changed since the matrix ran counts as missing (a block that only moved
-  does not).
+* every test the matrix selects today has an outcome for every covered release, run on the test
+  as it is today: a page block whose code or expected output changed since the matrix ran counts
+  as missing (a block that only moved does not). Today's tests are read from this run's own
+  collection when it is a plain ``python -m pytest``, which collects all of them; otherwise (a
+  file, ``-k``, ``--deselect``) from ``pytest --collect-only`` in a subprocess (several seconds).
 
 Each failure names the command that refreshes the record. Links to PyTorch's reference pages and
 source follow the pin too.
@@ -29,6 +30,7 @@ from pytest_codeblocks.main import extract_from_file
 from scripts.site import build_site
 from scripts.torch_matrix import (
     COMMAND,
+    DESELECT,
     EARLIER_MINORS,
     RECORD,
     ROOT,
@@ -36,8 +38,9 @@ from scripts.torch_matrix import (
     load_record,
     pinned_release,
     recorded,
+    selection,
 )
-from scripts.torch_matrix_plugin import block_fingerprint
+from scripts.torch_matrix_plugin import block_fingerprint, fingerprint
 
 REFRESH = f"refresh the record: {COMMAND} (then commit {RECORD.relative_to(ROOT)})"
 
@@ -48,9 +51,28 @@ def record() -> dict:
     return load_record()
 
 
+def collected_in(session: pytest.Session) -> dict[str, str | None] | None:
+    """The matrix's selection (``scripts.torch_matrix.selection``) among ``session``'s collected
+    tests, as ``{test id: fingerprint}``, when the session collected all of it: its paths are
+    the ``testpaths`` of pyproject.toml and nothing deselects (``-k``, ``-m``, ``--deselect``,
+    ``--lf``, ``--sw``). ``None`` otherwise."""
+    config = session.config
+    narrowed = (config.option.keyword or config.option.markexpr or config.getoption("deselect")
+                or config.getoption("lf", False) or config.getoption("stepwise", False))
+    if config.args_source is not pytest.Config.ArgsSource.TESTPATHS or narrowed:
+        return None
+    paths = [arg for arg in selection(ROOT) if arg != "--deselect" and arg not in DESELECT]
+    return {
+        item.nodeid: fingerprint(item) for item in session.items
+        if item.nodeid not in DESELECT
+        and any(item.nodeid.split("::")[0] == p or item.nodeid.startswith(p + "/") for p in paths)
+    }
+
+
 @pytest.fixture(scope="module")
-def today() -> dict[str, str | None]:
-    return collect_today()
+def today(request) -> dict[str, str | None]:
+    here = collected_in(request.session)
+    return here if here is not None else collect_today()
 
 
 def stale_tests(record: dict, today: dict[str, str | None]) -> dict[str, list[str]]:
