@@ -43,6 +43,7 @@ import logging
 import multiprocessing
 import os
 import sys
+import threading
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -361,17 +362,46 @@ def on_files(files: Files, *, config: MkDocsConfig) -> Files:
             "figures: drawing %d module(s) (%d from the cache): %s", len(todo),
             len(plans) - len(todo), ", ".join(p.rel for p in todo),
         )
-        pool = _pool(figure_scripts(root))
         for plan in todo:
             placeholders = [File.generated(config, uri, content=b"") for uri in plan.paths(themes)]
             for f in placeholders:
                 files.append(f)
-            future = pool.submit(
-                importlib.import_module(WORKER_MODULE).draw_script,
-                str(root), plan.package, plan.rel, plan.names,
-            )
-            _Build.pending.append((plan, future, placeholders))
+            _Build.pending.append((plan, Future(), placeholders))
+        # Starting the pool waits for its server to import torch and matplotlib (over a second):
+        # a thread does it, and submits the work, while the pages render.
+        threading.Thread(target=_submit, args=(root, list(_Build.pending)),
+                         name="figures-submit", daemon=True).start()
     return files
+
+
+def _submit(root: Path, pending: list[tuple[ScriptPlan, Future, list[File]]]) -> None:
+    """Start the pool if needed and draw each pending plan in it; each plan's future gets the
+    worker's result, or the exception that kept it from running."""
+    try:
+        pool = _pool(figure_scripts(root))
+        draw = importlib.import_module(WORKER_MODULE).draw_script
+        for plan, ours, _ in pending:
+            _chain(pool.submit(draw, str(root), plan.package, plan.rel, plan.names), ours)
+    except BaseException as exc:  # handed to the build, which reports it
+        for _, ours, _ in pending:
+            if not ours.done():
+                ours.set_exception(exc)
+
+
+def _chain(source: Future, target: Future) -> None:
+    """Give ``target`` the outcome of ``source`` when it has one (unless ``target`` was
+    cancelled: a failed build)."""
+    def copy(done: Future) -> None:
+        if target.done():
+            return
+        if done.cancelled():
+            target.cancel()
+        elif done.exception() is not None:
+            target.set_exception(done.exception())
+        else:
+            target.set_result(done.result())
+
+    source.add_done_callback(copy)
 
 
 def _theme_names(root: Path) -> list[str]:

@@ -22,6 +22,13 @@ that two builds are byte-identical uses it, so that its second build executes ev
 
 MkDocs runs hooks after plugins, so ``on_pre_page`` here sees the ``render`` method that
 mkdocs-jupyter has just put on the page, and wraps it.
+
+Notebooks to execute (a miss, or every notebook with ``NOTEBOOK_CACHE=off``) are executed all
+at once, each in its own kernel, from the start of the build (``on_nav``), instead of one after
+another when MkDocs reaches each page: mkdocs-jupyter's own ``on_pre_page`` event gives, early,
+the same conversion it would give later, which a thread runs into a stand-in for the page. Each
+page takes its result, or its error, at its turn, so a failing cell fails the build as before and
+the page is the same.
 """
 
 from __future__ import annotations
@@ -31,7 +38,9 @@ import json
 import logging
 import os
 import sys
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
+from types import SimpleNamespace
 
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.pages import Page
@@ -58,6 +67,8 @@ log = logging.getLogger("mkdocs.hooks.notebook_cache")
 class _Build:
     folder: Path | None = None
     used: set[str] = set()
+    #: Notebook page (``src_uri``) -> its conversion running in a thread (:func:`on_nav`).
+    early: dict[str, Future] = {}
 
 
 def _kernel_command(notebook: Path) -> str:
@@ -110,17 +121,75 @@ def on_pre_build(*, config: MkDocsConfig) -> None:
     _Build.used = set()
 
 
+def _cache_off() -> bool:
+    return os.environ.get("NOTEBOOK_CACHE") == "off"
+
+
+def _entry(page: Page, config: MkDocsConfig) -> tuple[str, Path]:
+    """The cache key of a notebook page and the file its entry is kept in."""
+    key = notebook_key(Path(page.file.abs_src_path), dict(config.plugins[PLUGIN].config))
+    return key, _Build.folder / f"{key}.json"
+
+
+def _converted(render, config: MkDocsConfig, files) -> SimpleNamespace:
+    """Run mkdocs-jupyter's ``render`` (bound to a page) on a stand-in for the page; returns the
+    stand-in, with the ``content``, ``toc`` and (when the plugin keeps it) ``title`` it set."""
+    stand_in = SimpleNamespace()
+    render.__func__(stand_in, config, files)
+    return stand_in
+
+
+def on_nav(nav, *, config: MkDocsConfig, files):
+    """Start converting, in parallel threads, every notebook page that will be executed (MkDocs
+    event). The kernels are processes, so the threads mostly wait on them."""
+    _Build.early = {}
+    if PLUGIN not in config.plugins:
+        return nav
+    plugin = config.plugins[PLUGIN]
+    todo = []
+    for file in files.documentation_pages():
+        page = file.page
+        if page is None or not file.src_uri.endswith(".ipynb"):
+            continue
+        if not _cache_off() and _entry(page, config)[1].is_file():
+            continue
+        plugin.on_pre_page(page, config=config, files=files)  # its render, as MkDocs will get it
+        todo.append((file.src_uri, page.render))
+    if todo:
+        pool = ThreadPoolExecutor(max_workers=len(todo), thread_name_prefix="notebook")
+        _Build.early = {uri: pool.submit(_converted, render, config, files)
+                        for uri, render in todo}
+        pool.shutdown(wait=False)
+    return nav
+
+
+def _take_early(page: Page, render, config: MkDocsConfig, files, keeps_title: bool) -> None:
+    """Give ``page`` its conversion started by :func:`on_nav` (raising its error, if it failed),
+    or convert it now with ``render`` when none was started."""
+    early = _Build.early.pop(page.file.src_uri, None)
+    if early is None:
+        render(config, files)
+        return
+    done = early.result()
+    page.content, page.toc = done.content, done.toc
+    if keeps_title and getattr(done, "title", None) is not None:
+        page.title = done.title
+
+
 def on_pre_page(page: Page, *, config: MkDocsConfig, files) -> Page:
     """Serve a notebook page from the cache, or render it and store it (MkDocs event)."""
-    if (not page.file.src_uri.endswith(".ipynb") or PLUGIN not in config.plugins
-            or os.environ.get("NOTEBOOK_CACHE") == "off"):
+    if not page.file.src_uri.endswith(".ipynb") or PLUGIN not in config.plugins:
         return page
-    plugin_config = dict(config.plugins[PLUGIN].config)
-    key = notebook_key(Path(page.file.abs_src_path), plugin_config)
-    path = _Build.folder / f"{key}.json"
-    _Build.used.add(key)
     render = page.render  # mkdocs-jupyter's, bound to this page
-    keeps_title = not plugin_config.get("ignore_h1_titles")
+    keeps_title = not config.plugins[PLUGIN].config.get("ignore_h1_titles")
+    if _cache_off():
+        def uncached_render(self: Page, config: MkDocsConfig, files) -> None:
+            _take_early(self, render, config, files, keeps_title)
+
+        page.render = uncached_render.__get__(page, Page)
+        return page
+    key, path = _entry(page, config)
+    _Build.used.add(key)
 
     def cached_render(self: Page, config: MkDocsConfig, files) -> None:
         try:
@@ -133,7 +202,7 @@ def on_pre_page(page: Page, *, config: MkDocsConfig, files) -> Page:
             if keeps_title and stored["title"] is not None:
                 self.title = stored["title"]
             return
-        render(config, files)
+        _take_early(self, render, config, files, keeps_title)
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f".{key}.{os.getpid()}.tmp")
         tmp.write_text(json.dumps({
