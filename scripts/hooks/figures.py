@@ -13,8 +13,10 @@ A page shows a figure with Material's palette suffixes::
 
 Timing. ``on_files`` reads each figure module's ``__all__`` from its source (``ast``, nothing
 imported, so the site knows every figure's path before links are validated) and hands the
-modules to draw to a pool of worker processes, one module per task, one worker per core. They
-draw while MkDocs renders the pages and the notebook runs in its kernel; ``on_env`` collects the
+modules to draw to a pool of worker processes, one module per task, one worker per core (a
+thread starts the pool and submits the work, so the build does not wait for the pool's server
+to import torch). They draw while MkDocs renders the pages and the notebooks run in their
+kernels; ``on_env`` collects the
 SVGs before MkDocs copies files into the site. The workers fork from a server process that has
 already imported what the figure modules import (torch, matplotlib), so that cost is paid once,
 and the pool outlives a build, so ``mkdocs serve`` redraws an edited module without starting one.
