@@ -17,8 +17,9 @@ modules to draw to a pool of worker processes, one module per task, one worker p
 thread starts the pool and submits the work, so the build does not wait for the pool's server
 to import torch). They draw while MkDocs renders the pages and the notebooks run in their
 kernels; ``on_env`` collects the SVGs before MkDocs copies files into the site. The workers fork
-from a server process that has already imported what the figure modules import (torch, matplotlib), so that cost is paid once,
-and the pool outlives a build, so ``mkdocs serve`` redraws an edited module without starting one.
+from a server process that has already imported what the figure modules import (torch,
+matplotlib), so that cost is paid once, and the pool outlives a build, so ``mkdocs serve``
+redraws an edited module without starting one.
 
 Cache. A module's SVGs are stored in ``.cache/figures/<key>.json`` (gitignored) and reused by any
 later build, ``mkdocs build`` or ``mkdocs serve``, whose key is the same. The key is the sha256
