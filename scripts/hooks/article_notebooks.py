@@ -33,6 +33,7 @@ if str(_PROJECT) not in sys.path:
     sys.path.insert(0, str(_PROJECT))
 
 from scripts.article_notebooks import ArticleNotebook, article_notebook  # noqa: E402
+from scripts.hooks import kept  # noqa: E402
 
 #: The nav section whose pages become notebooks.
 SECTION = "Articles"
@@ -144,9 +145,5 @@ def on_page_content(html: str, *, page: Page, config: MkDocsConfig, files: Files
     return html[:end] + download_box(name) + html[end:]
 
 
-# MkDocs loads this file as a new module at every build (each ``mkdocs serve`` rebuild), which would
-# start the memo of :func:`converted` empty each time; the copy imported by name stays loaded.
-if __name__ == "scripts.hooks.article_notebooks":
-    _kept_converted = converted
-else:
-    from scripts.hooks.article_notebooks import converted as _kept_converted
+# The copy imported by name, whose memo lasts across mkdocs serve rebuilds (see kept).
+_kept_converted = kept("scripts.hooks.article_notebooks", "converted", globals())

@@ -45,6 +45,11 @@ from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 
+_PROJECT = str(Path(__file__).resolve().parents[2])
+if _PROJECT not in sys.path:
+    sys.path.insert(0, _PROJECT)  # MkDocs loads hooks by file path
+from scripts.hooks import kept  # noqa: E402
+
 log = logging.getLogger("mkdocs.hooks.notebooks")
 
 #: Paths in the site (``notebooks/x/index.html``) of the notebook pages built, for the link check.
@@ -239,12 +244,5 @@ def on_post_build(config: MkDocsConfig) -> None:
             log.warning("notebook page %s: broken link %s", dest, problem)
 
 
-# MkDocs loads this file as a new module at every build (each ``mkdocs serve`` rebuild), which would
-# start the memo of :func:`notebook_page` empty each time; the copy imported by name stays loaded.
-if __name__ == "scripts.hooks.notebooks":
-    _kept_notebook_page = notebook_page
-else:
-    _PROJECT = str(Path(__file__).resolve().parents[2])
-    if _PROJECT not in sys.path:
-        sys.path.insert(0, _PROJECT)
-    from scripts.hooks.notebooks import notebook_page as _kept_notebook_page
+# The copy imported by name, whose memo lasts across mkdocs serve rebuilds (see kept).
+_kept_notebook_page = kept("scripts.hooks.notebooks", "notebook_page", globals())

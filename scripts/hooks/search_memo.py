@@ -29,6 +29,11 @@ from pathlib import Path
 
 from mkdocs.config.defaults import MkDocsConfig
 
+_PROJECT = str(Path(__file__).resolve().parents[2])
+if _PROJECT not in sys.path:
+    sys.path.insert(0, _PROJECT)  # MkDocs loads hooks by file path
+from scripts.hooks import kept  # noqa: E402
+
 log = logging.getLogger("mkdocs.hooks.search_memo")
 
 PLUGIN_NAMES = ("material/search", "search")
@@ -101,12 +106,5 @@ def on_post_build(config: MkDocsConfig) -> None:
     _KEPT.forget_unused()
 
 
-# MkDocs loads this file as a new module at every build (each ``mkdocs serve`` rebuild), which
-# would start the memory empty each time; the copy imported by name stays loaded.
-if __name__ == "scripts.hooks.search_memo":
-    _KEPT = MEMORY
-else:
-    _PROJECT = str(Path(__file__).resolve().parents[2])
-    if _PROJECT not in sys.path:
-        sys.path.insert(0, _PROJECT)
-    from scripts.hooks.search_memo import MEMORY as _KEPT
+# The copy imported by name, whose memo lasts across mkdocs serve rebuilds (see kept).
+_KEPT = kept("scripts.hooks.search_memo", "MEMORY", globals())
