@@ -168,3 +168,21 @@ def test_line_range_includes_are_inlined(tmp_path):
     assert _region("f.out::2", tmp_path) == "one\ntwo\n"
     assert _region("f.out:2:2", tmp_path) == "two\n"
     assert _region("f.out:3:", tmp_path) == "three\n"
+
+
+def test_the_conversion_is_remembered_under_every_file_it_reads(tmp_path):
+    """``mkdocs serve`` reuses a conversion while its digest is the same: the digest changes with
+    the page, with a file the page includes (under snippets/ or not) and with a snippets/ file."""
+    from scripts.hooks.article_notebooks import sources_digest
+
+    root = _project(tmp_path)
+    (root / "notes.txt").write_text("one\n")
+    page = root / "docs" / "page.md"
+    page.write_text(page.read_text() + '\n```text\n--8<-- "notes.txt"\n```\n')
+    digests = [sources_digest(root, "page.md")]
+    for path, text in [(root / "notes.txt", "two\n"), (page, page.read_text() + "More.\n"),
+                       (root / "snippets" / "data" / "words.txt", "a b\n")]:
+        path.write_text(text)
+        digests.append(sources_digest(root, "page.md"))
+    assert len(set(digests)) == len(digests), "an edit left the digest unchanged"
+    assert sources_digest(root, "page.md") == digests[-1]

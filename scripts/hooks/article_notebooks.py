@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import io
+import re
 import sys
 import zipfile
 from pathlib import Path
@@ -79,12 +80,18 @@ def downloads(article: ArticleNotebook) -> dict[str, bytes]:
     return {article.name: article.ipynb_bytes()}
 
 
+#: A ``pymdownx.snippets`` include line's file (``--8<-- "snippets/x.py:region"`` -> the path).
+_INCLUDE = re.compile(r'--8<--\s+"([^":]+)')
+
+
 def sources_digest(root: Path, page: str) -> str:
-    """sha256 (hex) of every file the conversion of ``page`` can read: the page
-    (``docs/<page>``) and everything under ``snippets/`` (included regions, shipped modules,
-    data files)."""
+    """sha256 (hex) of the files the conversion of ``page`` reads: the page (``docs/<page>``),
+    every file it includes, and everything under ``snippets/`` (the modules an included file
+    imports and the data files it reads live there)."""
     h = hashlib.sha256()
-    paths = [root / "docs" / page, *(root / "snippets").rglob("*")]
+    text = (root / "docs" / page).read_text(encoding="utf-8")
+    included = [root / name for name in _INCLUDE.findall(text)]
+    paths = {root / "docs" / page, *included, *(root / "snippets").rglob("*")}
     for path in sorted(p for p in paths if p.is_file() and "__pycache__" not in p.parts):
         h.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
     return h.hexdigest()
