@@ -15,6 +15,7 @@ import material
 import pytest
 from bs4 import BeautifulSoup
 
+from scripts.hooks.notebook_cache import CACHE_DIR
 from scripts.markdown_fences import ROOT
 from scripts.site import build_site, html_of, nav_pages
 from tests.built_pages import parsed
@@ -138,8 +139,12 @@ def test_two_builds_of_the_same_sources_are_byte_identical(site, tmp_path):
     compares each with a fresh render made in another process.
     """
     again = tmp_path / "again"
+    kept = sorted((ROOT / CACHE_DIR).glob("*.json"))
     proc = build_site(ROOT, again, env={"NOTEBOOK_CACHE": "off"})
     assert proc.returncode == 0, proc.stdout[-3000:]
+    assert sorted((ROOT / CACHE_DIR).glob("*.json")) == kept, (
+        "a build with NOTEBOOK_CACHE=off changed .cache/notebooks/: the next build executes again"
+    )
 
     def tree(root: Path) -> dict[str, bytes]:
         return {p.relative_to(root).as_posix(): p.read_bytes()

@@ -218,8 +218,8 @@ def on_pre_page(page: Page, *, config: MkDocsConfig, files) -> Page:
 
 def on_post_build(*, config: MkDocsConfig) -> None:
     """Delete entries this build did not use: older versions of an edited notebook (MkDocs
-    event)."""
-    if _Build.folder is not None and _Build.folder.is_dir():
+    event). A build with the cache off used none and leaves them all."""
+    if _Build.folder is not None and _Build.folder.is_dir() and not _cache_off():
         for path in _Build.folder.glob("*.json"):
             if path.stem not in _Build.used:
                 path.unlink(missing_ok=True)
