@@ -68,8 +68,10 @@ SELECTION = [
 DESELECT = [
     "tests/test_notebooks.py::test_a_failing_cell_fails_the_site_build",
 ]
-#: pytest options of every matrix run: two workers, no cache folder written into the checkout.
-PYTEST_OPTIONS = ["-p", "no:cacheprovider", "-p", "scripts.torch_matrix_plugin", "-q", "-n", "2"]
+#: pytest options of every matrix run: two workers, no cache folder written into the checkout,
+#: and each notebook as a test (nbmake; a plain run executes them in a site build instead).
+PYTEST_OPTIONS = ["-p", "no:cacheprovider", "-p", "scripts.torch_matrix_plugin", "--nbmake", "-q",
+                  "-n", "2"]
 
 
 def selection(root: Path = ROOT) -> list[str]:

@@ -1,15 +1,16 @@
 """Notebooks are stored clean, run as tests, and fail the site build when a cell fails.
 
-Each notebook under ``docs/`` is also collected by nbmake (``--nbmake`` in pyproject.toml's
-``addopts``) and executed as its own test, named by its path; the site build executes it again to
-render the page (mkdocs-jupyter with ``execute: true``, ``allow_errors: false``). The tests here
-guard what neither of those runs checks.
+Each notebook under ``docs/`` is a page of the site, which mkdocs-jupyter executes when the site
+builds (``execute: true``, ``allow_errors: false``): a failing cell fails the build. A plain
+``python -m pytest`` executes every notebook once, in the second build of
+``tests/test_site.py::test_two_builds_of_the_same_sources_are_byte_identical``, which ignores
+``.cache/``. ``python -m pytest --nbmake docs/notebooks`` runs them as tests of their own (nbmake,
+as the torch matrix does on each release). The tests here guard what those runs do not check.
 """
 
 from __future__ import annotations
 
 import json
-import tomllib
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,7 @@ import yaml
 
 from scripts.hooks import notebooks as hook
 from scripts.markdown_fences import ROOT
-from scripts.site import build_site
+from scripts.site import build_site, nav_pages
 
 #: Every notebook of the repository, hidden folders (.venv, .ipynb_checkpoints) and the built
 #: site (``site/``, where each article's generated notebook lands) aside.
@@ -56,24 +57,22 @@ def test_notebook_is_stored_without_outputs_or_execution_counts(path):
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
 def test_every_code_cell_asserts_and_errors_are_not_allowed(path):
-    """A cell that prints but asserts nothing proves nothing; nbmake must stop at an error."""
+    """A cell that prints but asserts nothing proves nothing; execution must stop at an error."""
     silent = [n for n, c in enumerate(_cells(path)) if c["cell_type"] == "code"
               and "assert" not in _source(c)]
     assert not silent, f"{path.name}: code cells without an assert: {silent}"
     metadata = json.loads(path.read_text(encoding="utf-8"))["metadata"]
     assert not metadata.get("execution", {}).get("allow_errors"), (
-        f"{path.name}: metadata.execution.allow_errors would let nbmake pass a failing cell"
+        f"{path.name}: metadata.execution.allow_errors would let a failing cell pass"
     )
 
 
-def test_plain_pytest_runs_every_notebook():
-    """``python -m pytest`` with no arguments collects each notebook through nbmake."""
-    options = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]
-    assert "--nbmake" in options["addopts"].split()
-    for nb in IDS:
-        assert any(nb == p or nb.startswith(p.rstrip("/") + "/") for p in options["testpaths"]), (
-            f"{nb} is outside pytest's testpaths"
-        )
+def test_every_notebook_is_a_page_of_the_site():
+    """The builds execute only the notebooks in the navigation; one outside it would never run
+    in a plain ``python -m pytest``."""
+    pages = {f"docs/{page}" for page in nav_pages()}
+    assert [nb for nb in IDS if nb.startswith("docs/") and nb not in pages] == []
+    assert [nb for nb in IDS if not nb.startswith("docs/")] == [], "a notebook outside docs/"
 
 
 class _IgnorePythonTags(yaml.SafeLoader):

@@ -135,7 +135,8 @@ def test_two_builds_of_the_same_sources_are_byte_identical(site, tmp_path):
     scripts/hooks/reproducible.py).
 
     The second build executes every notebook again (``NOTEBOOK_CACHE=off``), so a cell that
-    prints the time fails here. It reuses the figures drawn by the first; tests/test_figures.py
+    prints the time fails here, and so does a failing cell: this is the run's test of every
+    notebook, whatever ``.cache/`` holds. It reuses the figures drawn by the first; tests/test_figures.py
     compares each with a fresh render made in another process.
     """
     again = tmp_path / "again"
@@ -145,6 +146,13 @@ def test_two_builds_of_the_same_sources_are_byte_identical(site, tmp_path):
     assert sorted((ROOT / CACHE_DIR).glob("*.json")) == kept, (
         "a build with NOTEBOOK_CACHE=off changed .cache/notebooks/: the next build executes again"
     )
+    # This build is where a plain `python -m pytest` executes the notebooks (nbmake is not in
+    # its addopts): each one, whatever the cache holds.
+    for page in nav_pages():
+        if page.endswith(".ipynb"):
+            assert f"Converting notebook (execute=True): {ROOT / 'docs' / page}" in proc.stdout, (
+                f"{page} was not executed by the second build"
+            )
 
     def tree(root: Path) -> dict[str, bytes]:
         return {p.relative_to(root).as_posix(): p.read_bytes()

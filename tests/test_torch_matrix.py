@@ -40,7 +40,7 @@ from scripts.torch_matrix import (
     recorded,
     selection,
 )
-from scripts.torch_matrix_plugin import block_fingerprint, fingerprint
+from scripts.torch_matrix_plugin import block_fingerprint, file_fingerprint, fingerprint
 
 REFRESH = f"refresh the record: {COMMAND} (then commit {RECORD.relative_to(ROOT)})"
 
@@ -53,20 +53,28 @@ def record() -> dict:
 
 def collected_in(session: pytest.Session) -> dict[str, str | None] | None:
     """The matrix's selection (``scripts.torch_matrix.selection``) among ``session``'s collected
-    tests, as ``{test id: fingerprint}``, when the session collected all of it: its paths are
-    the ``testpaths`` of pyproject.toml and nothing deselects (``-k``, ``-m``, ``--deselect``,
-    ``--lf``, ``--sw``). ``None`` otherwise."""
+    tests, plus the notebooks (which only the matrix runs as tests, through nbmake), as ``{test
+    id: fingerprint}``, when the session collected all of it: its paths are the ``testpaths`` of
+    pyproject.toml and nothing deselects (``-k``, ``-m``, ``--deselect``, ``--lf``, ``--sw``).
+    ``None`` otherwise."""
     config = session.config
     narrowed = (config.option.keyword or config.option.markexpr or config.getoption("deselect")
                 or config.getoption("lf", False) or config.getoption("stepwise", False))
     if config.args_source is not pytest.Config.ArgsSource.TESTPATHS or narrowed:
         return None
     paths = [arg for arg in selection(ROOT) if arg != "--deselect" and arg not in DESELECT]
-    return {
+    collected = {
         item.nodeid: fingerprint(item) for item in session.items
         if item.nodeid not in DESELECT
         and any(item.nodeid.split("::")[0] == p or item.nodeid.startswith(p + "/") for p in paths)
     }
+    # The notebooks, which the matrix runs through nbmake and a plain run does not collect, under
+    # the ids nbmake gives them (``<path>::<file name>``).
+    for notebook in sorted((ROOT / "docs").rglob("*.ipynb")):
+        if ".ipynb_checkpoints" not in notebook.parts:
+            test_id = f"{notebook.relative_to(ROOT).as_posix()}::{notebook.name}"
+            collected[test_id] = file_fingerprint(notebook)
+    return collected
 
 
 @pytest.fixture(scope="module")
