@@ -20,7 +20,6 @@ from torch import nn
 
 from scripts.markdown_fences import ROOT
 from snippets.large_models.quantized_tables import lookup, quantize_embedding
-from snippets.large_models.real_models import table_mib
 from snippets.large_models.sharded_table import P, RowWiseShardedEmbedding, hashed_rows
 from tests.claim_register import proves
 
@@ -193,6 +192,9 @@ def test_quantized_rows_stay_within_half_a_step_and_take_the_stated_bytes(V, hal
     nbytes = prepack(W).nbytes
     assert nbytes == V * (D + 8 if bits == 8 else D // 2 + 4)
     if bits == 8:
+        # Imported here: its module imports transformers, which would slow every collection.
+        from snippets.large_models.real_models import table_mib
+
         assert nbytes == table_mib(V, D, "8-bit") * 2**20
 
 

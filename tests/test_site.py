@@ -136,8 +136,8 @@ def test_two_builds_of_the_same_sources_are_byte_identical(site, tmp_path):
 
     The second build executes every notebook again (``NOTEBOOK_CACHE=off``), so a cell that
     prints the time fails here, and so does a failing cell: this is the run's test of every
-    notebook, whatever ``.cache/`` holds. It reuses the figures drawn by the first; tests/test_figures.py
-    compares each with a fresh render made in another process.
+    notebook, whatever ``.cache/`` holds. It reuses the figures drawn by the first;
+    tests/test_figures.py compares each with a fresh render made in another process.
     """
     again = tmp_path / "again"
     kept = sorted((ROOT / CACHE_DIR).glob("*.json"))
