@@ -1,10 +1,16 @@
 """Every article downloads as a notebook that runs (scripts/article_notebooks.py).
 
-One test per article executes its notebook the way nbmake executes the hands-on notebook (a
-Jupyter kernel through nbclient, a failing cell fails the test), in a temporary folder holding the
-data files the notebook reads, as the downloaded zip would unpack. The notebooks are made by the
-same pure function the build hook calls, so no site is built here. The other tests pin the
-conversion rules on a small made-up project.
+One test per article executes its notebook the way nbmake executes a notebook (a Jupyter kernel
+through nbclient, a failing cell fails the test), in a temporary folder holding the data files the
+notebook reads, as the downloaded zip would unpack. The notebooks are made by the same pure
+function the build hook calls, so no site is built here. The other tests pin the conversion rules
+on a small made-up project.
+
+Each worker keeps one kernel for all the notebooks it runs (:class:`ReusedKernel`): starting a
+kernel and importing torch in it cost more than most articles' cells. Before each notebook the
+kernel is made as fresh as a new one for what a notebook can see: an empty namespace, the
+notebook's folder as working directory, no module left imported from an earlier notebook's folder,
+and the global settings a cell can change put back as they were when the kernel started.
 """
 
 from __future__ import annotations
@@ -17,6 +23,8 @@ import nbclient
 import nbformat
 import pytest
 import yaml
+from jupyter_client.manager import AsyncKernelManager
+from jupyter_core.utils import run_sync
 
 from scripts.article_notebooks import article_notebook
 from scripts.hooks.article_notebooks import articles, downloads, zip_bytes
@@ -26,14 +34,119 @@ SITE_URL = "https://example.org/site/"
 ARTICLES = articles(yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=yaml.BaseLoader)["nav"])
 
 
-def run_notebook(notebook, folder: Path) -> None:
-    """Execute ``notebook`` (nbformat 4) in a fresh ``python3`` kernel with ``folder`` as its
-    working directory; raises ``nbclient.exceptions.CellExecutionError`` at a failing cell."""
-    client = nbclient.NotebookClient(
-        notebook, timeout=110, kernel_name="python3", allow_errors=False,
-        resources={"metadata": {"path": str(folder)}},
-    )
-    client.execute()
+#: The first cell of every notebook run in a :class:`ReusedKernel` (``FOLDER`` replaced by the
+#: notebook's folder). The first time, it records the kernel's global settings; each later time,
+#: it puts them back, forgets the modules imported from the previous notebook's folder and moves
+#: to the new one. Last, ``%reset -f`` empties the namespace: the notebook sees none of its names.
+FRESH_KERNEL_CELL = """\
+def _fresh_kernel(folder):
+    import importlib, os, random, sys, warnings
+    import numpy, torch
+    base = getattr(sys, "_article_kernel_baseline", None)
+    if base is None:
+        sys._article_kernel_baseline = {
+            "dtype": torch.get_default_dtype(), "grad": torch.is_grad_enabled(),
+            "deterministic": torch.are_deterministic_algorithms_enabled(),
+            "threads": torch.get_num_threads(), "torch_rng": torch.random.get_rng_state(),
+            "random": random.getstate(), "numpy": numpy.random.get_state(),
+            "warnings": list(warnings.filters), "environ": dict(os.environ),
+            "path": list(sys.path),
+        }
+    else:
+        torch.set_default_dtype(base["dtype"])
+        torch.set_grad_enabled(base["grad"])
+        torch.use_deterministic_algorithms(base["deterministic"])
+        torch.set_num_threads(base["threads"])
+        torch.random.set_rng_state(base["torch_rng"])
+        torch.set_printoptions(profile="default")
+        random.setstate(base["random"])
+        numpy.random.set_state(base["numpy"])
+        warnings.filters[:] = base["warnings"]
+        os.environ.clear()
+        os.environ.update(base["environ"])
+        sys.path[:] = base["path"]
+        previous = os.getcwd() + os.sep
+        for name, module in list(sys.modules.items()):
+            if (getattr(module, "__file__", None) or "").startswith(previous):
+                del sys.modules[name]
+        importlib.invalidate_caches()
+    os.chdir(folder)
+_fresh_kernel(FOLDER)
+get_ipython().run_line_magic("reset", "-f")
+"""
+
+
+class ReusedKernel:
+    """One ``python3`` Jupyter kernel that runs notebook after notebook (see the module doc).
+
+    Started by the first :meth:`run`; shut down by :meth:`close`, or after a notebook fails, so
+    the next notebook gets a new kernel.
+    """
+
+    def __init__(self) -> None:
+        self.km = AsyncKernelManager(kernel_name="python3")
+
+    def run(self, notebook, folder: Path) -> None:
+        """Execute ``notebook`` (nbformat 4, changed in place: its outputs) with ``folder`` as the
+        working directory, after a first cell that freshens the kernel (:data:`FRESH_KERNEL_CELL`,
+        removed again afterwards). Raises ``nbclient.exceptions.CellExecutionError`` at a failing
+        cell, ``nbclient.exceptions.DeadKernelError`` when the kernel dies."""
+        fresh = nbformat.v4.new_code_cell(FRESH_KERNEL_CELL.replace("FOLDER", repr(str(folder))))
+        notebook.cells.insert(0, fresh)
+        client = nbclient.NotebookClient(
+            notebook, km=self.km, timeout=110, allow_errors=False,
+            resources={"metadata": {"path": str(folder)}},
+        )
+        try:
+            client.execute()
+        except BaseException:
+            self.close()
+            raise
+        finally:
+            notebook.cells.remove(fresh)
+            if client.kc is not None:
+                client.kc.stop_channels()
+
+    def close(self) -> None:
+        """Shut the kernel down, if it runs."""
+        if self.km.has_kernel:
+            run_sync(self.km.shutdown_kernel)(now=True)
+
+
+@pytest.fixture(scope="session")
+def kernel():
+    """This worker's :class:`ReusedKernel`."""
+    reused = ReusedKernel()
+    yield reused
+    reused.close()
+
+
+def test_a_reused_kernel_is_as_fresh_as_a_new_one(kernel, tmp_path):
+    """What one notebook leaves in the kernel, the next does not see: its names, its modules, its
+    working directory and the global settings it changed."""
+    first, second = tmp_path / "first", tmp_path / "second"
+    for folder in first, second:
+        folder.mkdir()
+    (first / "helper.py").write_text("VALUE = 1\n")
+    code = nbformat.v4.new_code_cell
+    kernel.run(nbformat.v4.new_notebook(cells=[code(
+        "import os, warnings\nimport torch\nimport helper\nleftover = helper.VALUE\n"
+        "torch.set_default_dtype(torch.float64)\ntorch.set_grad_enabled(False)\n"
+        "torch.manual_seed(1)\nwarnings.simplefilter('ignore')\n"
+        "os.environ['LEFTOVER'] = '1'"
+    )]), first)
+    fresh = nbformat.v4.new_notebook(cells=[code(
+        "import os, warnings\nimport torch\n"
+        "assert 'leftover' not in dir() and 'helper' not in dir()\n"
+        "try:\n    import helper\nexcept ModuleNotFoundError:\n    pass\n"
+        "else:\n    raise AssertionError('helper.py of the first notebook is importable')\n"
+        f"assert os.getcwd() == {str(second)!r}\n"
+        "assert torch.get_default_dtype() == torch.float32 and torch.is_grad_enabled()\n"
+        "assert torch.initial_seed() != 1 and 'LEFTOVER' not in os.environ\n"
+        "assert ('ignore', None, Warning, None, 0) not in warnings.filters"
+    )])
+    kernel.run(fresh, second)
+    assert len(fresh.cells) == 1, "the freshening cell is left in the notebook"
 
 
 def test_every_article_is_listed():
@@ -41,7 +154,7 @@ def test_every_article_is_listed():
 
 
 @pytest.mark.parametrize("page", ARTICLES)
-def test_article_notebook_runs(page, tmp_path):
+def test_article_notebook_runs(page, tmp_path, kernel):
     article = article_notebook(page, SITE_URL)
     assert article.ipynb_bytes() == article_notebook(page, SITE_URL).ipynb_bytes(), (
         f"{page}: two conversions differ; the site's download would change between builds"
@@ -56,7 +169,7 @@ def test_article_notebook_runs(page, tmp_path):
         else:
             (tmp_path / name).write_bytes(content)
             folder = tmp_path
-    run_notebook(nbformat.read(folder / article.name, as_version=4), folder)
+    kernel.run(nbformat.read(folder / article.name, as_version=4), folder)
 
 
 def _project(tmp_path: Path) -> Path:
@@ -93,7 +206,7 @@ def _project(tmp_path: Path) -> Path:
     return root
 
 
-def test_conversion_rules(tmp_path):
+def test_conversion_rules(tmp_path, kernel):
     root = _project(tmp_path)
     article = article_notebook("page.md", SITE_URL, root)
     cells = [(c.cell_type, c.source) for c in article.notebook.cells]
@@ -119,7 +232,7 @@ def test_conversion_rules(tmp_path):
     assert zip_bytes(article) == zip_bytes(article_notebook("page.md", SITE_URL, root))
     archive.extractall(tmp_path / "out")
     nb = nbformat.read(tmp_path / "out" / "page" / "page.ipynb", as_version=4)
-    run_notebook(nb, tmp_path / "out" / "page")
+    kernel.run(nb, tmp_path / "out" / "page")
     last = [c for c in nb.cells if c.source.startswith("n = len")][-1]
     assert last.outputs[0]["text"] == "3\n"  # the file's LIMIT again, and its data found
 
@@ -132,7 +245,7 @@ def test_a_missing_region_is_an_error(tmp_path):
         article_notebook("page.md", SITE_URL, root)
 
 
-def test_a_region_that_cannot_run_alone_is_shown_and_main_runs(tmp_path):
+def test_a_region_that_cannot_run_alone_is_shown_and_main_runs(tmp_path, kernel):
     """A region inside a ``with`` of main() reads a name no region binds: it is shown, and the
     file's main() runs whole after its last region. A module imported whole ships in the zip."""
     root = _project(tmp_path)
@@ -156,7 +269,7 @@ def test_a_region_that_cannot_run_alone_is_shown_and_main_runs(tmp_path):
     folder = tmp_path / "out"
     zipfile.ZipFile(io.BytesIO(zip_bytes(article))).extractall(folder)
     nb = nbformat.read(folder / "page" / "page.ipynb", as_version=4)
-    run_notebook(nb, folder / "page")
+    kernel.run(nb, folder / "page")
     assert nb.cells[-1].outputs[0]["text"] == "a\n"
 
 
