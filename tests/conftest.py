@@ -14,6 +14,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import threading
+import time
 from pathlib import Path
 
 import matplotlib
@@ -21,6 +23,7 @@ import pytest
 from filelock import FileLock
 from hypothesis import HealthCheck, settings
 
+from scripts.hooks.notebook_cache import CACHE_DIR as NOTEBOOK_CACHE_DIR
 from scripts.markdown_fences import ROOT
 from scripts.site import build_site, docs_tree
 
@@ -65,14 +68,48 @@ def run_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
 
 
+#: The test that compares the shared build with a second build of the same sources. When it is
+#: part of the run, the second build starts as soon as the first is done, in the background.
+BYTE_IDENTITY_TEST = "tests/test_site.py::test_two_builds_of_the_same_sources_are_byte_identical"
+#: How long the comparison waits for the second build, in seconds (scripts/site.py gives a build
+#: 300 s; the first build comes before it).
+SECOND_BUILD_WAIT = 660
+
+
+def _notebook_cache() -> list[str]:
+    """The entries of ``.cache/notebooks/`` (file names, sorted)."""
+    return sorted(p.name for p in (ROOT / NOTEBOOK_CACHE_DIR).glob("*.json"))
+
+
+def _second_build(shared: Path) -> None:
+    """Build the site again into ``<shared>/site-again`` with every notebook executed
+    (``NOTEBOOK_CACHE=off``), and write the record ``<shared>/site-again.json``: ``{"folder",
+    "returncode", "log", "cache_before", "cache_after"}`` (``returncode`` ``None`` when the build
+    raised; ``log`` then says why). The record is written whatever happens, atomically."""
+    before = _notebook_cache()
+    try:
+        proc = build_site(ROOT, shared / "site-again", env={"NOTEBOOK_CACHE": "off"})
+        returncode, log = proc.returncode, proc.stdout
+    except BaseException as error:  # noqa: BLE001 - the waiting test reports it
+        returncode, log = None, f"the second build raised {error!r}"
+    record = {"folder": str(shared / "site-again"), "returncode": returncode, "log": log,
+              "cache_before": before, "cache_after": _notebook_cache()}
+    tmp = shared / "site-again.json.tmp"
+    tmp.write_text(json.dumps(record))
+    os.replace(tmp, shared / "site-again.json")
+
+
 @pytest.fixture(scope="session")
-def site_build(tmp_path_factory) -> dict:
+def site_build(request, tmp_path_factory) -> dict:
     """The run's one site build: ``{"folder", "returncode", "log", "wrote_into_docs"}``.
 
-    The first worker to ask builds; the others wait on the lock and read its record.
+    The first worker to ask builds; the others wait on the lock and read its record. When
+    :data:`BYTE_IDENTITY_TEST` is in the run, that worker then starts the second build in a
+    thread (:func:`_second_build`), and waits for it before it exits.
     """
     shared = run_folder(tmp_path_factory)
     dest, record = shared / "site", shared / "site-build.json"
+    second = None
     with FileLock(shared / "site.lock"):
         if not record.exists():
             before = docs_tree()
@@ -83,6 +120,27 @@ def site_build(tmp_path_factory) -> dict:
                 "log": proc.stdout,
                 "wrote_into_docs": docs_tree() != before,
             }))
+            if proc.returncode == 0 and any(
+                item.nodeid == BYTE_IDENTITY_TEST for item in request.session.items
+            ):
+                second = threading.Thread(target=_second_build, args=(shared,),
+                                          name="second-site-build", daemon=True)
+                second.start()
+    yield json.loads(record.read_text())
+    if second is not None:
+        second.join()
+
+
+@pytest.fixture(scope="session")
+def second_site_build(site, tmp_path_factory) -> dict:
+    """The record of the second build (see :func:`_second_build`), once it is written; fails
+    after :data:`SECOND_BUILD_WAIT` seconds without it."""
+    record = run_folder(tmp_path_factory) / "site-again.json"
+    deadline = time.monotonic() + SECOND_BUILD_WAIT
+    while not record.exists():
+        if time.monotonic() > deadline:
+            pytest.fail(f"no second site build after {SECOND_BUILD_WAIT} s: {record} is missing")
+        time.sleep(0.2)
     return json.loads(record.read_text())
 
 

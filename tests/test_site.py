@@ -12,12 +12,10 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import material
-import pytest
 from bs4 import BeautifulSoup
 
-from scripts.hooks.notebook_cache import CACHE_DIR
 from scripts.markdown_fences import ROOT
-from scripts.site import build_site, html_of, nav_pages
+from scripts.site import html_of, nav_pages
 from tests.built_pages import parsed
 
 #: ``<link rel=…>`` values that make the browser fetch nothing.
@@ -128,29 +126,27 @@ def test_the_build_log_says_nothing_a_contributor_must_learn_to_ignore(site_buil
     assert not other, "\n".join(other)
 
 
-@pytest.mark.timeout(400)  # a whole build, notebooks executed: scripts/site.py allows it 300 s
-def test_two_builds_of_the_same_sources_are_byte_identical(site, tmp_path):
+def test_two_builds_of_the_same_sources_are_byte_identical(site, second_site_build):
     """A second strict build gives the same files, byte for byte: nothing depends on the clock,
     the order of a set or the process (the sitemap's dates come from the last commit, see
     scripts/hooks/reproducible.py).
 
-    The second build executes every notebook again (``NOTEBOOK_CACHE=off``), so a cell that
-    prints the time fails here, and so does a failing cell: this is the run's test of every
+    The second build (``second_site_build`` in tests/conftest.py, started in the background as
+    soon as the first is done) executes every notebook again (``NOTEBOOK_CACHE=off``), so a cell
+    that prints the time fails here, and so does a failing cell: this is the run's test of every
     notebook, whatever ``.cache/`` holds. It reuses the figures drawn by the first;
     tests/test_figures.py compares each with a fresh render made in another process.
     """
-    again = tmp_path / "again"
-    kept = sorted((ROOT / CACHE_DIR).glob("*.json"))
-    proc = build_site(ROOT, again, env={"NOTEBOOK_CACHE": "off"})
-    assert proc.returncode == 0, proc.stdout[-3000:]
-    assert sorted((ROOT / CACHE_DIR).glob("*.json")) == kept, (
+    again = second_site_build
+    assert again["returncode"] == 0, again["log"][-3000:]
+    assert again["cache_after"] == again["cache_before"], (
         "a build with NOTEBOOK_CACHE=off changed .cache/notebooks/: the next build executes again"
     )
     # This build is where a plain `python -m pytest` executes the notebooks (nbmake is not in
     # its addopts): each one, whatever the cache holds.
     for page in nav_pages():
         if page.endswith(".ipynb"):
-            assert f"Converting notebook (execute=True): {ROOT / 'docs' / page}" in proc.stdout, (
+            assert f"Converting notebook (execute=True): {ROOT / 'docs' / page}" in again["log"], (
                 f"{page} was not executed by the second build"
             )
 
@@ -158,7 +154,7 @@ def test_two_builds_of_the_same_sources_are_byte_identical(site, tmp_path):
         return {p.relative_to(root).as_posix(): p.read_bytes()
                 for p in sorted(root.rglob("*")) if p.is_file()}
 
-    first, second = tree(site), tree(again)
+    first, second = tree(site), tree(Path(again["folder"]))
     assert sorted(first) == sorted(second), set(first) ^ set(second)
     differ = [name for name in first if first[name] != second[name]]
     assert not differ, f"{len(differ)} files differ: {differ[:20]}"
