@@ -23,8 +23,9 @@ For each page listed in ``mkdocs.yml``'s ``nav`` (pages added later are covered 
   contributor to look at, not checks, and encoding them took as long as all the checks of a
   long page together, so a plain ``pytest`` run takes none.
 
-Each page is opened once and checked for all of the above; the pages are spread over the
-workers of ``pytest -n``, each worker with its own Chromium and its own local server.
+Each page is opened once, in a new tab, and checked for all of the above; the pages are spread
+over the workers of ``pytest -n``, each worker with its own Chromium, its own local server and one
+browser profile (:class:`Reader`) whose storage every page finds empty.
 
 Without Chromium at ``/usr/bin/chromium`` or the ``playwright`` package these tests are skipped,
 with a reason saying how to install both; with ``REQUIRE_BROWSER=1`` in the environment (as
@@ -132,48 +133,71 @@ def base_url(site):
 
 @dataclass
 class Visit:
-    """One page opened in a fresh browser context, with everything that went wrong on it."""
+    """One page opened in a new tab, with everything that went wrong on it."""
 
     page: object  # playwright.sync_api.Page
     problems: list[str] = field(default_factory=list)
 
 
-def open_page(browser, base_url: str, url: str) -> Visit:
-    """Open ``url`` in a fresh light-scheme context and record its console, network and HTTP errors.
+class Reader:
+    """A reader's browser profile on one site: one light-scheme browser context, in which each
+    page is opened in a new tab (:meth:`open`).
 
-    Requests to any origin other than ``base_url``'s are blocked and recorded as problems, as are
-    console errors, uncaught exceptions, failed requests and responses with status >= 400.
-    The caller closes ``visit.page.context``.
+    A context is a profile of its own and costs Chromium more than the page it shows, so the
+    pages of a worker share one; each document starts with empty local and session storage (an
+    init script), so a page opens as in a fresh profile: light palette, first tab of each set.
+    Requests to any origin other than ``base_url``'s are blocked and recorded as problems of the
+    page being checked.
     """
-    origin = base_url.rstrip("/")
-    context = browser.new_context(
-        color_scheme="light", viewport={"width": 1280, "height": 900}, service_workers="block"
-    )
-    context.set_default_timeout(TIMEOUT_MS)
-    page = context.new_page()
-    visit = Visit(page)
-    problems = visit.problems
 
-    def only_local(route):
+    def __init__(self, browser, base_url: str) -> None:
+        self.origin = base_url.rstrip("/")
+        self.problems: list[str] = []
+        self.context = browser.new_context(
+            color_scheme="light", viewport={"width": 1280, "height": 900},
+            service_workers="block",
+        )
+        self.context.set_default_timeout(TIMEOUT_MS)
+        self.context.add_init_script("localStorage.clear(); sessionStorage.clear();")
+        self.context.route("**/*", self._only_local)
+
+    def _only_local(self, route) -> None:
         request_url = route.request.url
-        if request_url == origin or request_url.startswith(origin + "/"):
+        if request_url == self.origin or request_url.startswith(self.origin + "/"):
             route.continue_()
         else:
-            problems.append(f"request to another host (blocked): {request_url}")
+            self.problems.append(f"request to another host (blocked): {request_url}")
             route.abort("blockedbyclient")
 
-    context.route("**/*", only_local)
-    page.on("console", lambda m: m.type == "error" and problems.append(f"console error: {m.text}"))
-    page.on("pageerror", lambda exc: problems.append(f"uncaught exception: {exc}"))
-    page.on("requestfailed", lambda r: problems.append(f"failed request: {r.url} ({r.failure})"))
-    page.on("response", lambda r: r.status >= 400 and problems.append(f"HTTP {r.status}: {r.url}"))
-    response = page.goto(url, wait_until="load")
-    if response is None or not response.ok:
-        problems.append(f"opening {url} gave {response and response.status}")
-    # No wait for the network to go quiet (Playwright's "networkidle" is half a second of
-    # nothing per page): the listeners above stay on while the caller checks the page, and
-    # check_images waits for every image, so a late request is still recorded.
-    return visit
+    def open(self, url: str) -> Visit:
+        """Open ``url`` in a new tab and record its console, network and HTTP errors: console
+        errors, uncaught exceptions, failed requests, responses with status >= 400 and blocked
+        requests. The caller closes ``visit.page``."""
+        visit = Visit(self.context.new_page())
+        self.problems = found = visit.problems
+        page = visit.page
+        page.on("console", lambda m: m.type == "error" and found.append(f"console error: {m.text}"))
+        page.on("pageerror", lambda exc: found.append(f"uncaught exception: {exc}"))
+        page.on("requestfailed", lambda r: found.append(f"failed request: {r.url} ({r.failure})"))
+        page.on("response", lambda r: r.status >= 400 and found.append(f"HTTP {r.status}: {r.url}"))
+        response = page.goto(url, wait_until="load")
+        if response is None or not response.ok:
+            found.append(f"opening {url} gave {response and response.status}")
+        # No wait for the network to go quiet (Playwright's "networkidle" is half a second of
+        # nothing per page): the listeners above stay on while the caller checks the page, and
+        # check_images waits for every image, so a late request is still recorded.
+        return visit
+
+    def close(self) -> None:
+        self.context.close()
+
+
+@pytest.fixture(scope="session")
+def reader(browser, base_url):
+    """This worker's :class:`Reader` of the session's build."""
+    profile = Reader(browser, base_url)
+    yield profile
+    profile.close()
 
 
 def check_images(visit: Visit) -> list[dict]:
@@ -247,8 +271,8 @@ def check_downloads(tab, page: str) -> None:
 
 
 @pytest.mark.parametrize("page", PAGES)
-def test_page_in_a_real_browser(page, browser, base_url, screenshots):
-    visit = open_page(browser, base_url, base_url + page_url_path(page))
+def test_page_in_a_real_browser(page, reader, base_url, screenshots):
+    visit = reader.open(base_url + page_url_path(page))
     tab = visit.page
     try:
         check_images(visit)
@@ -312,7 +336,7 @@ def test_page_in_a_real_browser(page, browser, base_url, screenshots):
         if visit.problems:
             pytest.fail(f"{page}:\n" + "\n".join(visit.problems))
     finally:
-        tab.context.close()
+        tab.close()
 
 
 def test_the_browser_checks_catch_what_they_claim_to(browser, tmp_path):
@@ -329,11 +353,12 @@ def test_the_browser_checks_catch_what_they_claim_to(browser, tmp_path):
         "<script>console.error('deliberate')</script>"
     )
     with serve(tmp_path) as url:
-        visit = open_page(browser, url, url)
+        profile = Reader(browser, url)
         try:
+            visit = profile.open(url)
             check_images(visit)
         finally:
-            visit.page.context.close()
+            profile.close()
     text = "\n".join(visit.problems)
     for expected in [
         "figure image without alt text: ok.svg",
