@@ -23,9 +23,9 @@ For each page listed in ``mkdocs.yml``'s ``nav`` (pages added later are covered 
   contributor to look at, not checks, and encoding them took as long as all the checks of a
   long page together, so a plain ``pytest`` run takes none.
 
-Each page is opened once, in a new tab, and checked for all of the above; the pages are spread
-over the workers of ``pytest -n``, each worker with its own Chromium, its own local server and one
-browser profile (:class:`Reader`) whose storage every page finds empty.
+Each page is opened once and checked for all of the above; the pages are spread over the workers
+of ``pytest -n``, each worker with its own Chromium, its own local server and one tab
+(:class:`Reader`) that opens page after page, each finding the browser's storage empty.
 
 Without Chromium at ``/usr/bin/chromium`` or the ``playwright`` package these tests are skipped,
 with a reason saying how to install both; with ``REQUIRE_BROWSER=1`` in the environment (as
@@ -133,19 +133,19 @@ def base_url(site):
 
 @dataclass
 class Visit:
-    """One page opened in a new tab, with everything that went wrong on it."""
+    """One page opened by a :class:`Reader`, with everything that went wrong on it."""
 
     page: object  # playwright.sync_api.Page
     problems: list[str] = field(default_factory=list)
 
 
 class Reader:
-    """A reader's browser profile on one site: one light-scheme browser context, in which each
-    page is opened in a new tab (:meth:`open`).
+    """A reader's browser on one site: one light-scheme browser context and one tab, which opens
+    page after page (:meth:`open`).
 
-    A context is a profile of its own and costs Chromium more than the page it shows, so the
-    pages of a worker share one; each document starts with empty local and session storage (an
-    init script), so a page opens as in a fresh profile: light palette, first tab of each set.
+    A new context, or a new tab, costs Chromium more than the page it shows, so the pages of a
+    worker share both; each document starts with empty local and session storage (an init
+    script), so a page opens as in a fresh profile: light palette, first tab of each set.
     Requests to any origin other than ``base_url``'s are blocked and recorded as problems of the
     page being checked.
     """
@@ -160,6 +160,8 @@ class Reader:
         self.context.set_default_timeout(TIMEOUT_MS)
         self.context.add_init_script("localStorage.clear(); sessionStorage.clear();")
         self.context.route("**/*", self._only_local)
+        self.tab = self.context.new_page()
+        self._listeners: list[tuple[str, object]] = []
 
     def _only_local(self, route) -> None:
         request_url = route.request.url
@@ -170,17 +172,22 @@ class Reader:
             route.abort("blockedbyclient")
 
     def open(self, url: str) -> Visit:
-        """Open ``url`` in a new tab and record its console, network and HTTP errors: console
-        errors, uncaught exceptions, failed requests, responses with status >= 400 and blocked
-        requests. The caller closes ``visit.page``."""
-        visit = Visit(self.context.new_page())
+        """Open ``url`` in the tab and record, until the next :meth:`open`, its console errors,
+        uncaught exceptions, failed requests, responses with status >= 400 and blocked
+        requests."""
+        for event, listener in self._listeners:  # the previous page's, which is done
+            self.tab.remove_listener(event, listener)
+        visit = Visit(self.tab)
         self.problems = found = visit.problems
-        page = visit.page
-        page.on("console", lambda m: m.type == "error" and found.append(f"console error: {m.text}"))
-        page.on("pageerror", lambda exc: found.append(f"uncaught exception: {exc}"))
-        page.on("requestfailed", lambda r: found.append(f"failed request: {r.url} ({r.failure})"))
-        page.on("response", lambda r: r.status >= 400 and found.append(f"HTTP {r.status}: {r.url}"))
-        response = page.goto(url, wait_until="load")
+        self._listeners = [
+            ("console", lambda m: m.type == "error" and found.append(f"console error: {m.text}")),
+            ("pageerror", lambda exc: found.append(f"uncaught exception: {exc}")),
+            ("requestfailed", lambda r: found.append(f"failed request: {r.url} ({r.failure})")),
+            ("response", lambda r: r.status >= 400 and found.append(f"HTTP {r.status}: {r.url}")),
+        ]
+        for event, listener in self._listeners:
+            self.tab.on(event, listener)
+        response = self.tab.goto(url, wait_until="load")
         if response is None or not response.ok:
             found.append(f"opening {url} gave {response and response.status}")
         # No wait for the network to go quiet (Playwright's "networkidle" is half a second of
@@ -274,69 +281,66 @@ def check_downloads(tab, page: str) -> None:
 def test_page_in_a_real_browser(page, reader, base_url, screenshots):
     visit = reader.open(base_url + page_url_path(page))
     tab = visit.page
+    check_images(visit)
+    light = tab.locator('img[src*="#only-light"]')
+    dark = tab.locator('img[src*="#only-dark"]')
+    assert light.count() == dark.count(), f"{page}: light and dark figures do not pair up"
+    for i in range(light.count()):
+        assert light.nth(i).is_visible(), f"{page}: light figure {i} hidden in light mode"
+        assert dark.nth(i).is_hidden(), f"{page}: dark figure {i} shown in light mode"
+    # Every code block gets Material's copy button ("content.code.copy"), except the ones
+    # marked `no-copy` (notebook outputs).
+    blocks = tab.locator(".md-typeset .highlight:not(.no-copy) pre").filter(visible=True)
+    if blocks.count():
+        blocks.last.scroll_into_view_if_needed()
+        blocks.last.locator(".md-code__button").first.wait_for(state="attached")
+        tab.evaluate("window.scrollTo(0, 0)")
+
+    check_tooltip(tab, page)
+    check_downloads(tab, page)
+
+    # Off-screen code blocks skip rendering (content-visibility: auto in extra.css) until a
+    # reader scrolls to them; a full-page screenshot scrolls nothing, so render them all.
+    tab.add_style_tag(content="* { content-visibility: visible !important; }")
+    # ...and while skipped, each held exactly its real height: the page never jumps.
+    for wrong in tab.evaluate(PLACEHOLDER_JS):
+        visit.problems.append(
+            f"code block {wrong['text']!r}: placeholder {wrong['placeholder']:.1f} px, "
+            f"real height {wrong['real']:.1f} px"
+        )
+    if screenshots is not None:
+        tab.screenshot(path=screenshots / f"{page_slug(page)}-light.png", full_page=True)
+
+    # The toggle is a <label> for the palette radio; a reader clicks the moon icon.
+    tab.locator('label[title="Switch to dark mode"]').click()
+    tab.wait_for_selector('body[data-md-color-scheme="slate"]')
+    for i in range(dark.count()):
+        assert dark.nth(i).is_visible(), f"{page}: dark figure {i} hidden in dark mode"
+        assert light.nth(i).is_hidden(), f"{page}: light figure {i} shown in dark mode"
+    if screenshots is not None:
+        tab.screenshot(path=screenshots / f"{page_slug(page)}-dark.png", full_page=True)
+
+    # Search as a reader does: "/" focuses the box, then the title goes in as text and its
+    # last letter as a real key press. Material searches on each key's release, so typing
+    # every letter would run one search per letter, to check only the last.
+    title = search_terms(tab)
+    tab.keyboard.press("/")
+    assert tab.evaluate("document.activeElement.dataset.mdComponent") == "search-query"
+    tab.keyboard.insert_text(title[:-1])
+    tab.keyboard.press(title[-1])
+    tab.wait_for_selector(".md-search-result__item")
+    expected = urlparse(base_url + page_url_path(page)).path
     try:
-        check_images(visit)
-        light = tab.locator('img[src*="#only-light"]')
-        dark = tab.locator('img[src*="#only-dark"]')
-        assert light.count() == dark.count(), f"{page}: light and dark figures do not pair up"
-        for i in range(light.count()):
-            assert light.nth(i).is_visible(), f"{page}: light figure {i} hidden in light mode"
-            assert dark.nth(i).is_hidden(), f"{page}: dark figure {i} shown in light mode"
-        # Every code block gets Material's copy button ("content.code.copy"), except the ones
-        # marked `no-copy` (notebook outputs).
-        blocks = tab.locator(".md-typeset .highlight:not(.no-copy) pre").filter(visible=True)
-        if blocks.count():
-            blocks.last.scroll_into_view_if_needed()
-            blocks.last.locator(".md-code__button").first.wait_for(state="attached")
-            tab.evaluate("window.scrollTo(0, 0)")
-
-        check_tooltip(tab, page)
-        check_downloads(tab, page)
-
-        # Off-screen code blocks skip rendering (content-visibility: auto in extra.css) until a
-        # reader scrolls to them; a full-page screenshot scrolls nothing, so render them all.
-        tab.add_style_tag(content="* { content-visibility: visible !important; }")
-        # ...and while skipped, each held exactly its real height: the page never jumps.
-        for wrong in tab.evaluate(PLACEHOLDER_JS):
-            visit.problems.append(
-                f"code block {wrong['text']!r}: placeholder {wrong['placeholder']:.1f} px, "
-                f"real height {wrong['real']:.1f} px"
-            )
-        if screenshots is not None:
-            tab.screenshot(path=screenshots / f"{page_slug(page)}-light.png", full_page=True)
-
-        # The toggle is a <label> for the palette radio; a reader clicks the moon icon.
-        tab.locator('label[title="Switch to dark mode"]').click()
-        tab.wait_for_selector('body[data-md-color-scheme="slate"]')
-        for i in range(dark.count()):
-            assert dark.nth(i).is_visible(), f"{page}: dark figure {i} hidden in dark mode"
-            assert light.nth(i).is_hidden(), f"{page}: light figure {i} shown in dark mode"
-        if screenshots is not None:
-            tab.screenshot(path=screenshots / f"{page_slug(page)}-dark.png", full_page=True)
-
-        # Search as a reader does: "/" focuses the box, then the title goes in as text and its
-        # last letter as a real key press. Material searches on each key's release, so typing
-        # every letter would run one search per letter, to check only the last.
-        title = search_terms(tab)
-        tab.keyboard.press("/")
-        assert tab.evaluate("document.activeElement.dataset.mdComponent") == "search-query"
-        tab.keyboard.insert_text(title[:-1])
-        tab.keyboard.press(title[-1])
-        tab.wait_for_selector(".md-search-result__item")
-        expected = urlparse(base_url + page_url_path(page)).path
-        try:
-            tab.wait_for_function(
-                "path => [...document.querySelectorAll('.md-search-result__link')]"
-                ".some(a => new URL(a.href).pathname === path)",
-                arg=expected,
-            )
-        except PlaywrightTimeout:
-            hrefs = tab.eval_on_selector_all(".md-search-result__link", "as => as.map(a => a.href)")
-            pytest.fail(f"{page}: searching for {title!r} did not list {expected}, only {hrefs}")
-        if visit.problems:
-            pytest.fail(f"{page}:\n" + "\n".join(visit.problems))
-    finally:
-        tab.close()
+        tab.wait_for_function(
+            "path => [...document.querySelectorAll('.md-search-result__link')]"
+            ".some(a => new URL(a.href).pathname === path)",
+            arg=expected,
+        )
+    except PlaywrightTimeout:
+        hrefs = tab.eval_on_selector_all(".md-search-result__link", "as => as.map(a => a.href)")
+        pytest.fail(f"{page}: searching for {title!r} did not list {expected}, only {hrefs}")
+    if visit.problems:
+        pytest.fail(f"{page}:\n" + "\n".join(visit.problems))
 
 
 def test_the_browser_checks_catch_what_they_claim_to(browser, tmp_path):
