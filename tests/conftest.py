@@ -11,9 +11,11 @@ numbers as the page; nothing here changes what a block prints.
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import re
+import sys
 import threading
 import time
 from pathlib import Path
@@ -185,3 +187,23 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     folder = factory.getbasetemp() / "screenshots"
     if any(folder.glob("*.png")):
         terminalreporter.write_line(f"browser screenshots: {folder}")
+
+
+def _exit_at_once() -> None:
+    """End this process now, with exit status 0: output flushed, interpreter not torn down."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config):
+    """In a pytest-xdist worker, skip the interpreter's teardown when the process exits.
+
+    A worker has sent every result by now, and its fixtures have shut down what they started
+    (kernel, Chromium, servers, the second build). Freeing torch, transformers and the parsed
+    pages object by object took the workers over two seconds, which the whole run waited for.
+    Registered last, the handler runs first at exit (atexit runs handlers in reverse order).
+    """
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        atexit.register(_exit_at_once)
