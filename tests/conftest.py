@@ -3,7 +3,8 @@
 ``python -m pytest`` runs on every core (``-n auto`` in pyproject.toml, pytest-xdist): each worker
 is a process of its own, so a session fixture runs once per worker. The site is built once per
 run all the same: the first worker to ask for it builds it under a file lock into a folder all
-workers share, and the others wait for it and read the same result.
+workers share, and the others wait for it and read the same result. That worker then starts, in
+the background, the second build that tests/test_site.py compares with the first.
 
 Blocks on the pages seed their own random generators, so a reader who copies one gets the same
 numbers as the page; nothing here changes what a block prints.
