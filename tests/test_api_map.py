@@ -12,6 +12,7 @@ with :mod:`inspect` and fails when
 
 from __future__ import annotations
 
+import functools
 import importlib
 import inspect
 import re
@@ -94,8 +95,10 @@ def documented_tables() -> dict[str, list[list[str]]]:
     return tables
 
 
-def page_anchors(page: str) -> set[str]:
-    """Heading ids of ``docs/<page>`` as MkDocs' toc extension generates them."""
+@functools.cache
+def page_anchors(page: str) -> frozenset[str]:
+    """Heading ids of ``docs/<page>`` as MkDocs' toc extension generates them (computed once
+    per page and process: the pages do not change during a run)."""
     md = markdown.Markdown(
         extensions=[
             "toc",
@@ -118,7 +121,7 @@ def page_anchors(page: str) -> set[str]:
             walk(t["children"])
 
     walk(md.toc_tokens)
-    return ids
+    return frozenset(ids)
 
 
 def default_text(cell: str) -> str:
@@ -156,15 +159,14 @@ def test_table_matches_the_real_signature(target):
 
 @pytest.mark.parametrize("target", CHECKED)
 def test_every_parameter_links_to_a_section_that_exists(target):
-    anchors: dict[str, set[str]] = {}
     for row in TABLES.get(target, []):
         links = LINK.findall(row[-1])
         assert links, f"{target}: {row[0]} has no link to where it is demonstrated"
         for page, anchor in links:
             assert (ROOT / "docs" / page).is_file(), f"{target}: {row[0]} links to missing {page}"
-            if page not in anchors:
-                anchors[page] = page_anchors(page)
-            assert anchor in anchors[page], f"{target}: {row[0]} links to missing {page}#{anchor}"
+            assert anchor in page_anchors(page), (
+                f"{target}: {row[0]} links to missing {page}#{anchor}"
+            )
 
 
 def test_the_check_notices_a_removed_parameter(monkeypatch):
