@@ -229,7 +229,11 @@ def recorded(test_id: str, fingerprint: str | None, tests: dict[str, dict]) -> d
     """The entry of ``tests`` (one release's record) that ran the test ``test_id`` as it is today:
     the same id with the same fingerprint (any entry when ``fingerprint`` is ``None``), or, for a
     page block (``docs/<page>.md::line N``) that the page's prose moved, an entry of the same page
-    with the same fingerprint. ``None`` when the record has no such run."""
+    with the same fingerprint. An id ending in ``::`` (``docs/notebooks/x.ipynb::``) names the
+    nbmake test of that file, whatever nbmake calls it. ``None`` when the record has no such
+    run."""
+    if test_id.endswith("::"):
+        test_id = next((t for t in tests if t.startswith(test_id)), test_id)
     entry = tests.get(test_id)
     if entry is not None and (fingerprint is None or entry.get("fingerprint") == fingerprint):
         return entry

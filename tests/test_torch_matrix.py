@@ -68,12 +68,11 @@ def collected_in(session: pytest.Session) -> dict[str, str | None] | None:
         if item.nodeid not in DESELECT
         and any(item.nodeid.split("::")[0] == p or item.nodeid.startswith(p + "/") for p in paths)
     }
-    # The notebooks, which the matrix runs through nbmake and a plain run does not collect, under
-    # the ids nbmake gives them (``<path>::<file name>``).
+    # The notebooks, which the matrix runs through nbmake and a plain run does not collect, as
+    # ``<path>::``: the nbmake test of that file, whatever nbmake calls it (see ``recorded``).
     for notebook in sorted((ROOT / "docs").rglob("*.ipynb")):
         if ".ipynb_checkpoints" not in notebook.parts:
-            test_id = f"{notebook.relative_to(ROOT).as_posix()}::{notebook.name}"
-            collected[test_id] = file_fingerprint(notebook)
+            collected[f"{notebook.relative_to(ROOT).as_posix()}::"] = file_fingerprint(notebook)
     return collected
 
 

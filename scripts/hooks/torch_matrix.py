@@ -114,13 +114,10 @@ def _record_ids() -> list[str]:
 
 def outcome(check: Check, tests: dict[str, dict]) -> dict | None:
     """The recorded outcome of ``check`` in one release's ``tests``, or ``None`` when the record
-    has no run of the check as it is today (:func:`scripts.torch_matrix.recorded`). A notebook's
-    check (id ending in ``::``) is the nbmake test of that file, whatever nbmake names it."""
+    has no run of the check as it is today (:func:`scripts.torch_matrix.recorded`; a notebook's
+    check, id ending in ``::``, is the nbmake test of that file)."""
     from scripts.torch_matrix import recorded
 
-    if check.test_id.endswith("::"):
-        ids = [t for t in tests if t.startswith(check.test_id)]
-        return recorded(ids[0], check.fingerprint, tests) if ids else None
     return recorded(check.test_id, check.fingerprint, tests)
 
 
