@@ -14,6 +14,7 @@ import json
 import os
 from pathlib import Path
 
+import nbformat
 import pytest
 import yaml
 
@@ -155,3 +156,23 @@ def test_hook_finds_broken_links(tmp_path):
     )
     problems = hook.broken_links(tmp_path, "nb/index.html")
     assert [p.split(":")[0] for p in problems] == ["../data/gone.tsv", "#nowhere", "/nb/"]
+
+
+def test_the_build_merges_a_cells_printed_chunks_into_one_output(monkeypatch, tmp_path):
+    """A cell's printed text reaches the build in chunks whose boundaries depend on timing; with
+    the build's nbconvert settings (``scripts/hooks/jupyter/``), mkdocs-jupyter's conversion
+    renders one output per stream, so two builds give the same page. The cell below sends two
+    chunks half a second apart."""
+    from mkdocs_jupyter.nbconvert2 import nb2html
+
+    from scripts.hooks.notebook_cache import JUPYTER_CONFIG
+
+    monkeypatch.setenv("JUPYTER_CONFIG_PATH", str(JUPYTER_CONFIG))
+    path = tmp_path / "chunks.ipynb"
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
+        'import time\nprint("first", flush=True)\ntime.sleep(0.5)\nprint("second")'
+    )], metadata={"kernelspec": {"name": "python3", "language": "python",
+                                 "display_name": "Python 3"}}), path)
+    html = nb2html(str(path), execute=True, kernel_name="python3", allow_errors=False)
+    assert html.count('class="jp-OutputArea-child') == 1, html
+    assert "first\nsecond" in html

@@ -9,7 +9,8 @@ mkdocs-jupyter renders (HTML body, table of contents, title) in
 
 * the notebook file;
 * every file under the ``data/`` folder beside it (what the notebook reads, see the README);
-* mkdocs-jupyter's settings in ``mkdocs.yml``;
+* mkdocs-jupyter's settings in ``mkdocs.yml``, and the build's nbconvert settings
+  (``jupyter/``);
 * the kernel it runs in (the kernel spec's command line) and the environment: the Python version
   and every installed package's version (``figures.environment_fingerprint``).
 
@@ -85,9 +86,12 @@ def _kernel_command(notebook: Path) -> str:
 
 def notebook_key(notebook: Path, plugin_config: dict) -> str:
     """The cache key of ``notebook``: sha256 (hex) of the notebook, its ``data/`` files, the
-    plugin's settings, its kernel's command line and the environment (see the module doc)."""
+    plugin's and nbconvert's settings, its kernel's command line and the environment (see the
+    module doc)."""
     h = hashlib.sha256(f"{CACHE_FORMAT}\n{environment_fingerprint()}\n".encode())
     h.update(_kernel_command(notebook).encode() + b"\0")
+    for path in sorted(JUPYTER_CONFIG.glob("*.py")):  # the build's nbconvert settings
+        h.update(path.read_bytes() + b"\0")
     h.update(json.dumps(plugin_config, sort_keys=True, default=repr).encode() + b"\0")
     h.update(notebook.read_bytes() + b"\0")
     data = notebook.parent / "data"

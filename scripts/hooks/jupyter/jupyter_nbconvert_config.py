@@ -15,6 +15,7 @@ import os
 import uuid
 
 from jupyter_core.paths import jupyter_runtime_dir
+from nbconvert.exporters.exporter import Exporter
 
 c = get_config()  # noqa: F821 - provided by traitlets when it loads this file
 
@@ -24,8 +25,17 @@ c.KernelManager.transport = "ipc"
 c.KernelManager.ip = os.path.join(runtime, f"build-{os.getpid()}-{uuid.uuid4().hex[:8]}")
 
 # One output per stream per cell. The kernel sends a cell's printed text in chunks as its buffer
-# is flushed, so where a chunk boundary falls (inside one print, say) depends on timing, and each
-# chunk would be rendered as an output block of its own: two builds of the same notebook would
-# differ. nbconvert's own CoalesceStreamsPreprocessor runs before the notebook is executed, so it
-# cannot merge them; nbclient's option merges each cell's outputs as they are recorded.
-c.ExecutePreprocessor.coalesce_streams = True
+# is flushed, so where a chunk boundary falls depends on timing (a busy machine splits a cell's
+# lines differently), and each chunk would be rendered as an output block of its own: two builds
+# of the same notebook would differ. nbconvert's CoalesceStreamsPreprocessor merges consecutive
+# chunks, but its place in nbconvert's default list is before ExecutePreprocessor, where there
+# is nothing to merge yet; here it runs right after. (nbclient's own coalesce_streams option is
+# not configurable, and mkdocs-jupyter passes its preprocessors as an argument, which replaces a
+# configured HTMLExporter.preprocessors list: the default list is the place left.)
+_COALESCE = "nbconvert.preprocessors.CoalesceStreamsPreprocessor"
+_EXECUTE = "nbconvert.preprocessors.ExecutePreprocessor"
+_order = [name for name in Exporter.class_traits()["default_preprocessors"].default()
+          if name != _COALESCE]
+_order.insert(_order.index(_EXECUTE) + 1, _COALESCE)
+c.HTMLExporter.default_preprocessors = _order
+c.CoalesceStreamsPreprocessor.enabled = True
