@@ -103,7 +103,13 @@ class Fence:
 
 def read_fences(path: Path) -> list[Fence]:
     """All fenced blocks of ``path``, in order. Raises ``ValueError`` on an unclosed fence."""
-    lines = path.read_text(encoding="utf-8").splitlines()
+    return fences_of(path.read_text(encoding="utf-8").splitlines(), path)
+
+
+def fences_of(lines: list[str], path: Path = Path("<markdown>")) -> list[Fence]:
+    """All fenced blocks of a Markdown text given as ``lines`` (without line ends), in order;
+    ``path`` only names the text in errors and in each :class:`Fence`. Raises ``ValueError`` on
+    an unclosed fence."""
     fences: list[Fence] = []
     before = ""
     i = 0

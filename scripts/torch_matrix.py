@@ -5,6 +5,9 @@ Usage, from the repository root (the project's virtual environment active)::
     python -m scripts.torch_matrix                    # every covered release, then the record
     python -m scripts.torch_matrix --release 2.13.0   # one release (the others stay as recorded)
     python -m scripts.torch_matrix --list             # covered releases and newer ones; no run
+    python -m scripts.torch_matrix --list --json      # only the covered releases, as JSON
+    python -m scripts.torch_matrix --release 2.13.0 --part p.json  # a part, not the record
+    python -m scripts.torch_matrix --merge a.json b.json           # parts into the record
 
 Covered releases: the one pinned in ``requirements.txt`` and the latest patch of each of the two
 minor releases before it, found on the package registry (``pip index versions torch``). For each,
@@ -17,12 +20,19 @@ and :mod:`scripts.torch_matrix_plugin` records each test's outcome.
 
 The record, :data:`RECORD` (committed), holds per release: the release, the ``torch.__version__``
 that ran, the date, the machine (platform, CPU, Python), and for every test id ``passed``,
-``failed`` or ``skipped``, with the failure's first line or the skip reason. The site build shows
-it on every page (``torch_matrix`` build hook) and ``tests/test_torch_matrix.py`` fails when it
-is stale. Releases on the registry newer than the pin are listed at the end of every run.
+``failed`` or ``skipped``, with the failure's first line or the skip reason, and the fingerprint
+of what ran. The site build shows it on every page (``torch_matrix`` build hook): a check whose
+fingerprint changed since the matrix ran is shown as not yet run on that release, never as a
+failure of the test suite. Releases on the registry newer than the pin are listed at the end of
+every run.
 
-Exit status: 0 when the record was written (failing tests on an older release are data, not an
-error), 1 when a release could not be installed or pytest crashed, 2 on bad arguments.
+The GitHub workflow ``.github/workflows/torch-matrix.yml`` runs the same code on CI's runners:
+one job per covered release (``--release X --part FILE``), then one job that merges the parts
+into the record (``--merge``) and commits it. A local run merges the same way
+(:func:`merge_records`), so the record has one producer.
+
+Exit status: 0 when the record (or the part) was written (failing tests on an older release are
+data, not an error), 1 when a release could not be installed or pytest crashed, 2 on bad arguments.
 """
 
 from __future__ import annotations
@@ -245,24 +255,6 @@ def recorded(test_id: str, fingerprint: str | None, tests: dict[str, dict]) -> d
     return None
 
 
-def collect_today(root: Path = ROOT, python: str = sys.executable) -> dict[str, str | None]:
-    """Today's test ids of the matrix's selection with their fingerprints, by
-    ``pytest --collect-only`` in a subprocess (a few seconds). Raises ``RuntimeError`` when the
-    collection fails."""
-    with tempfile.TemporaryDirectory(prefix="torch-matrix-") as tmp:
-        out = Path(tmp) / "collected.json"
-        proc = subprocess.run(
-            [python, "-m", "pytest", "--collect-only", "-q", *PYTEST_OPTIONS, "-n", "0",
-             *selection(root)],
-            cwd=root, capture_output=True, text=True, timeout=300,
-            env={**os.environ, "TORCH_MATRIX_OUT": str(out), "PYTHONPATH": str(root)},
-        )
-        if proc.returncode != 0 or not out.exists():
-            raise RuntimeError(f"pytest --collect-only exited with {proc.returncode}:\n"
-                               f"{(proc.stdout + proc.stderr)[-3000:]}")
-        return json.loads(out.read_text())["collected"]
-
-
 def load_record(path: Path = RECORD) -> dict:
     """The committed record (``{"pinned": ..., "releases": {release: entry}}``), or an empty one
     when the file does not exist."""
@@ -283,6 +275,50 @@ def selection_digest() -> str:
     return hashlib.sha256(json.dumps([SELECTION, DESELECT]).encode()).hexdigest()[:12]
 
 
+def part_record(pinned: str, covered: list[str], entries: dict[str, dict]) -> dict:
+    """A record holding the runs ``entries`` (``{release: entry}``, as :func:`run_release` returns
+    them) of a matrix that covers ``covered`` for the pin ``pinned``: what one CI job uploads,
+    and what a local run merges into the committed record."""
+    return {
+        "command": COMMAND,
+        "pinned": pinned,
+        "covered": list(covered),
+        "selection": selection_digest(),
+        "releases": dict(entries),
+    }
+
+
+def merge_records(base: dict, parts: list[dict]) -> dict:
+    """The record after ``parts`` (records of one or more releases each, :func:`part_record`) are
+    merged into ``base`` (the committed record; ``{}`` for none).
+
+    The parts must agree with each other on the pin and the covered releases, and hold only
+    covered releases; a release in several parts takes the last one. The result covers the parts'
+    releases, with each covered release's run from the parts, else from ``base`` when ``base``
+    was made for the same pin; runs of releases no longer covered are dropped. Raises
+    ``ValueError`` when there is no part, or the parts disagree or hold an uncovered release."""
+    if not parts:
+        raise ValueError("no part to merge")
+    pinned, covered = parts[0]["pinned"], list(parts[0]["covered"])
+    for part in parts:
+        if part["pinned"] != pinned or list(part["covered"]) != covered:
+            raise ValueError(f"parts disagree: pin {part['pinned']} covering {part['covered']} "
+                             f"against pin {pinned} covering {covered}")
+        extra = sorted(set(part["releases"]) - set(covered))
+        if extra:
+            raise ValueError(f"a part holds releases it does not cover: {', '.join(extra)}")
+    runs = dict(base.get("releases", {})) if base.get("pinned") == pinned else {}
+    for part in parts:
+        runs.update(part["releases"])
+    return {**part_record(pinned, covered, {}),
+            "releases": {r: runs[r] for r in covered if r in runs}}
+
+
+def read_parts(paths: list[Path]) -> list[dict]:
+    """The part records in ``paths`` (JSON files written with ``--part``)."""
+    return [json.loads(Path(p).read_text(encoding="utf-8")) for p in paths]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog=COMMAND, description=__doc__.split("\n\n")[0])
     parser.add_argument("--release", action="append", metavar="X.Y.Z",
@@ -291,13 +327,31 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--list", action="store_true",
                         help="print the covered releases and newer ones on the registry, run "
                              "nothing")
+    parser.add_argument("--json", action="store_true",
+                        help="with --list: print only the covered releases, as a JSON list (what "
+                             "the GitHub workflow's matrix reads)")
     parser.add_argument("--reinstall", action="store_true",
                         help="rebuild the environments instead of reusing them")
+    parser.add_argument("--part", type=Path, metavar="FILE",
+                        help="write the releases run to FILE as a part record, leaving the "
+                             "committed record as it is (one CI job per release)")
+    parser.add_argument("--merge", type=Path, nargs="+", metavar="PART",
+                        help="merge part records into the record and run nothing")
+    parser.add_argument("--record", type=Path, default=RECORD, metavar="FILE",
+                        help=f"the record to read and write (default: "
+                             f"{RECORD.relative_to(ROOT)})")
     args = parser.parse_args(argv)
-    sys.stdout.reconfigure(line_buffering=True)  # progress shows as it happens, even in a log
+    if hasattr(sys.stdout, "reconfigure"):
+        sys.stdout.reconfigure(line_buffering=True)  # progress shows as it happens, in a log too
 
+    if args.merge:
+        record = merge_records(load_record(args.record), read_parts(args.merge))
+        write_record(record, args.record)
+        print(f"merged {len(args.merge)} part(s) into {args.record}: "
+              f"{', '.join(record['releases'])}")
+        return 0
     pinned = pinned_release()
-    record = load_record()
+    record = load_record(args.record)
     asked = True
     try:
         available = registry_releases()
@@ -309,6 +363,9 @@ def main(argv: list[str] | None = None) -> int:
               f"{', '.join(available)}", file=sys.stderr)
     covered = covered_releases(pinned, available)
     newer = newer_than(pinned, available) if asked else None
+    if args.list and args.json:
+        print(json.dumps(covered))
+        return 0
     print(f"covered releases: {', '.join(covered)} (pinned: {pinned})")
     if args.list:
         _tell_newer(pinned, newer)
@@ -318,25 +375,24 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"not a covered release: {', '.join(unknown)} (covered: {', '.join(covered)})")
 
-    releases = {r: e for r, e in record.get("releases", {}).items() if r in covered}
+    runs: dict[str, dict] = {}
     status = 0
     for release in chosen:
         try:
             python = ensure_venv(release, reinstall=args.reinstall)
-            releases[release] = run_release(release, python)
+            runs[release] = run_release(release, python)
         except (subprocess.CalledProcessError, RuntimeError) as error:
             print(f"[{release}] FAILED: {error}", file=sys.stderr)
             status = 1
-    record = {
-        "command": COMMAND,
-        "pinned": pinned,
-        "covered": covered,
-        "selection": selection_digest(),
-        "releases": {r: releases[r] for r in covered if r in releases},
-    }
-    write_record(record)
-    print(f"wrote {RECORD.relative_to(ROOT)}")
-    missing = [r for r in covered if r not in releases]
+    part = part_record(pinned, covered, runs)
+    if args.part:
+        write_record(part, args.part)
+        print(f"wrote the part {args.part}: {', '.join(runs) or 'no release'}")
+        return status if runs else 1
+    record = merge_records(record, [part])
+    write_record(record, args.record)
+    print(f"wrote {args.record}")
+    missing = [r for r in covered if r not in record["releases"]]
     if missing:
         print(f"not in the record yet: {', '.join(missing)}", file=sys.stderr)
         status = 1

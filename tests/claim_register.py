@@ -10,6 +10,7 @@ names an id that no page has.
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -48,14 +49,14 @@ def proves(*claim_ids: str) -> Callable:
     return mark
 
 
-def claims_on_pages() -> dict[str, list[tuple[str, int]]]:
-    """Claim id -> where it is stated: ``(page path relative to the repository, line number)``.
+def claims_on_pages(root: Path = ROOT) -> dict[str, list[tuple[str, int]]]:
+    """Claim id -> where it is stated: ``(page path relative to root, line number)``.
 
-    Reads every Markdown page under ``docs/``; code fences are skipped, so an id shown inside an
-    example does not count.
+    Reads every Markdown page under ``root/docs/``; code fences are skipped, so an id shown inside
+    an example does not count.
     """
     found: dict[str, list[tuple[str, int]]] = {}
-    for page in sorted((ROOT / "docs").rglob("*.md")):
+    for page in sorted((root / "docs").rglob("*.md")):
         in_fence = None
         for number, line in enumerate(page.read_text(encoding="utf-8").splitlines(), start=1):
             fence = re.match(r"\s*(`{3,}|~{3,})", line)
@@ -68,5 +69,27 @@ def claims_on_pages() -> dict[str, list[tuple[str, int]]]:
             if in_fence is not None:
                 continue
             for m in CLAIM_ANCHOR.finditer(line):
-                found.setdefault(m["id"], []).append((page.relative_to(ROOT).as_posix(), number))
+                found.setdefault(m["id"], []).append((page.relative_to(root).as_posix(), number))
+    return found
+
+
+def proofs_in_sources(root: Path = ROOT) -> dict[str, list[str]]:
+    """Claim id -> the tests proving it (``tests/<file>.py::<function>``), read from the
+    ``@proves(...)`` decorators of ``root/tests/test_claims_*.py`` without importing them (the
+    build reads it; importing the tests would import torch and Hypothesis). Equals
+    :data:`PROOFS` once every test module is imported (``tests/test_claims_register.py`` checks
+    that)."""
+    found: dict[str, list[str]] = {}
+    for module in sorted((root / "tests").glob("test_claims_*.py")):
+        tree = ast.parse(module.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            for decorator in node.decorator_list:
+                if (isinstance(decorator, ast.Call) and isinstance(decorator.func, ast.Name)
+                        and decorator.func.id == "proves"):
+                    where = f"tests/{module.name}::{node.name}"
+                    for arg in decorator.args:
+                        if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                            found.setdefault(arg.value, []).append(where)
     return found

@@ -16,7 +16,7 @@ import re
 import pytest
 
 from scripts.markdown_fences import ROOT
-from tests.claim_register import CLAIM_ANCHOR, PROOFS, claims_on_pages
+from tests.claim_register import CLAIM_ANCHOR, PROOFS, claims_on_pages, proofs_in_sources
 
 MODULES = sorted(
     p.stem for p in (ROOT / "tests").glob("test_claims_*.py") if p.stem != "test_claims_register"
@@ -40,6 +40,13 @@ def property_tests() -> list[tuple[str, object]]:
 
 def test_the_property_test_modules_were_found():
     assert len(MODULES) >= 5 and len(property_tests()) >= 20, MODULES
+
+
+def test_the_decorators_read_without_importing_equal_the_register():
+    """The build counts a page's property tests from the sources (no import of torch there):
+    that reading must give the register the imported decorators fill."""
+    static = proofs_in_sources()
+    assert {k: sorted(v) for k, v in static.items()} == {k: sorted(v) for k, v in PROOFS.items()}
 
 
 def test_every_claim_on_a_page_has_a_property_test():

@@ -1,20 +1,20 @@
-"""The torch matrix's record is current: it pins today's release and covers today's tests.
+"""The torch matrix: its record is well formed, its fingerprints follow meaning, its workflow and
+merge are the local command's code, and the pages say exactly what was verified.
 
-``snippets/data/torch_matrix.json`` is written by ``python -m scripts.torch_matrix``, which runs
-every page block, snippet, notebook and property test on each covered PyTorch release. CI installs
-only the pinned release, so it cannot rerun the matrix; it checks instead that the record is not
-stale:
+``snippets/data/torch_matrix.json`` is written by ``python -m scripts.torch_matrix`` (here) or by
+``.github/workflows/torch-matrix.yml`` (on GitHub's runners, one job per release). The test suite
+runs on the pinned release only, so a check that changed since the matrix ran is not a failure:
+the built page says it is not yet run on the earlier releases. What is tested here:
 
-* the record's pinned release is the one in ``requirements.txt``, and it holds a run of each
-  release it covers (the pinned one and two earlier minor releases);
-* every test the matrix selects today has an outcome for every covered release, run on the test
-  as it is today: a page block whose code or expected output changed since the matrix ran counts
-  as missing (a block that only moved does not). Today's tests are read from this run's own
-  collection when it is a plain ``python -m pytest``, which collects all of them; otherwise (a
-  file, ``-k``, ``--deselect``) from ``pytest --collect-only`` in a subprocess (several seconds).
+* the record belongs to the pin in ``requirements.txt``, covers the right releases and is well
+  formed (every release run, every outcome known, summaries that add up);
+* a comment, a docstring or whitespace leaves a fingerprint as it is, a changed number does not;
+* the workflow's matrix is the covered releases that ``--list --json`` prints, its jobs call the
+  same command, and merging parts (the workflow's last job) is the code a local run uses;
+* the build hook: a page's line names the releases where all its checks pass and counts the
+  checks not yet run; a block failing on an earlier release gets a note at the block.
 
-Each failure names the command that refreshes the record. Links to PyTorch's reference pages and
-source follow the pin too.
+Links to PyTorch's reference pages and source follow the pin too.
 """
 
 from __future__ import annotations
@@ -27,114 +27,238 @@ import yaml
 from packaging.version import Version
 from pytest_codeblocks.main import extract_from_file
 
+import scripts.torch_matrix as matrix
 from scripts.site import build_site
 from scripts.torch_matrix import (
-    COMMAND,
-    DESELECT,
     EARLIER_MINORS,
     RECORD,
     ROOT,
-    collect_today,
+    covered_releases,
     load_record,
+    merge_records,
+    part_record,
     pinned_release,
-    recorded,
-    selection,
 )
-from scripts.torch_matrix_plugin import block_fingerprint, file_fingerprint, fingerprint
+from scripts.torch_matrix_plugin import block_fingerprint, code_meaning, file_fingerprint
 
-REFRESH = f"refresh the record: {COMMAND} (then commit {RECORD.relative_to(ROOT)})"
+WORKFLOW = ROOT / ".github" / "workflows" / "torch-matrix.yml"
 
 
 @pytest.fixture(scope="module")
 def record() -> dict:
-    assert RECORD.exists(), f"{RECORD.relative_to(ROOT)} is missing; {REFRESH}"
+    assert RECORD.exists(), f"{RECORD.relative_to(ROOT)} is missing: python -m scripts.torch_matrix"
     return load_record()
 
 
-def collected_in(session: pytest.Session) -> dict[str, str | None] | None:
-    """The matrix's selection (``scripts.torch_matrix.selection``) among ``session``'s collected
-    tests, plus the notebooks (which only the matrix runs as tests, through nbmake), as ``{test
-    id: fingerprint}``, when the session collected all of it: its paths are the ``testpaths`` of
-    pyproject.toml and nothing deselects (``-k``, ``-m``, ``--deselect``, ``--lf``, ``--sw``).
-    ``None`` otherwise."""
-    config = session.config
-    narrowed = (config.option.keyword or config.option.markexpr or config.getoption("deselect")
-                or config.getoption("lf", False) or config.getoption("stepwise", False))
-    if config.args_source is not pytest.Config.ArgsSource.TESTPATHS or narrowed:
-        return None
-    paths = [arg for arg in selection(ROOT) if arg != "--deselect" and arg not in DESELECT]
-    collected = {
-        item.nodeid: fingerprint(item) for item in session.items
-        if item.nodeid not in DESELECT
-        and any(item.nodeid.split("::")[0] == p or item.nodeid.startswith(p + "/") for p in paths)
-    }
-    # The notebooks, which the matrix runs through nbmake and a plain run does not collect, as
-    # ``<path>::``: the nbmake test of that file, whatever nbmake calls it (see ``recorded``).
-    for notebook in sorted((ROOT / "docs").rglob("*.ipynb")):
-        if ".ipynb_checkpoints" not in notebook.parts:
-            collected[f"{notebook.relative_to(ROOT).as_posix()}::"] = file_fingerprint(notebook)
-    return collected
-
-
-@pytest.fixture(scope="module")
-def today(request) -> dict[str, str | None]:
-    here = collected_in(request.session)
-    return here if here is not None else collect_today()
-
-
-def stale_tests(record: dict, today: dict[str, str | None]) -> dict[str, list[str]]:
-    """For each release the record covers, the ids of today's tests it has no run of (as they are
-    today); releases without any are left out."""
-    stale = {}
-    for release in record["covered"]:
-        tests = record["releases"].get(release, {}).get("tests", {})
-        missing = [t for t, fp in today.items() if recorded(t, fp, tests) is None]
-        if missing:
-            stale[release] = missing
-    return stale
-
-
-def test_record_pins_the_release_in_requirements(record):
+def test_record_belongs_to_the_pin_and_covers_the_right_releases(record):
     pinned = pinned_release()
     assert record["pinned"] == pinned, (
-        f"the torch matrix record was made for torch {record['pinned']}, but requirements.txt "
-        f"pins {pinned}; {REFRESH}"
+        f"the torch matrix record was made for torch {record['pinned']}, but requirements.txt pins "
+        f"{pinned}: run python -m scripts.torch_matrix (or the Torch matrix workflow)"
     )
-    assert record["covered"][0] == pinned and len(record["covered"]) == 1 + EARLIER_MINORS, (
-        f"the record covers {record['covered']}; {REFRESH}"
-    )
-    missing = [r for r in record["covered"] if r not in record["releases"]]
-    assert not missing, f"the record has no run of torch {', '.join(missing)}; {REFRESH}"
+    covered = record["covered"]
+    assert covered[0] == pinned and len(covered) == 1 + EARLIER_MINORS, covered
+    # The latest patch of each of the minor releases just before the pin, newest first.
+    assert covered_releases(pinned, covered) == covered
+    pin = Version(pinned)
+    assert [Version(r).minor for r in covered] == [pin.minor - k for k in range(len(covered))]
+    assert sorted(record["releases"]) == sorted(covered), "every covered release has a run"
+
+
+def test_record_is_well_formed(record):
+    assert record["command"] == matrix.COMMAND
     for release, entry in record["releases"].items():
+        assert entry["release"] == release
         assert entry["torch"].split("+")[0] == release, (release, entry["torch"])
+        assert re.fullmatch(r"\d{4}-\d\d-\d\d", entry["date"])
+        assert set(entry["machine"]) == {"platform", "cpu", "python"}
+        tests = entry["tests"]
+        assert len(tests) > 100, f"{release}: suspiciously few tests ({len(tests)})"
+        for test_id, result in tests.items():
+            assert result["outcome"] in ("passed", "failed", "skipped"), (test_id, result)
+            if result["outcome"] != "passed":
+                assert result.get("message"), (test_id, "a failure or skip says why")
+        counts = {k: sum(t["outcome"] == k for t in tests.values()) for k in entry["summary"]}
+        assert counts == entry["summary"], release
 
 
-def test_record_has_every_test_of_today_for_every_release(record, today):
-    assert len(today) > 100, f"suspiciously few tests collected: {len(today)}"
-    stale = stale_tests(record, today)
-    lines = [
-        f"torch {release}: {len(ids)} test(s) not in the record (new or changed), e.g. "
-        + ", ".join(ids[:5])
-        for release, ids in stale.items()
-    ]
-    assert not stale, "\n".join(lines) + f"\n{REFRESH}"
+SNIPPET = '''"""What this file shows."""
+
+import torch
 
 
-def test_staleness_check_notices_a_removed_and_a_changed_test(record, today):
-    """The check above can fail: a record without one of today's ids, or with a page block whose
-    fingerprint differs, is stale for that release."""
-    release = record["covered"][-1]
-    tests = dict(record["releases"][release]["tests"])
-    block = next(t for t, fp in today.items() if ".md::line " in t and recorded(t, fp, tests))
-    # Remove the block's run under any id (a block the prose moved is found by its fingerprint).
-    tests = {t: e for t, e in tests.items()
-             if t != block and e.get("fingerprint") != today[block]}
-    trimmed = {**record, "releases": {**record["releases"]}}
-    trimmed["releases"][release] = {**record["releases"][release], "tests": tests}
-    assert block in stale_tests(trimmed, today).get(release, [])
-    changed = dict(today)
-    changed[block] = "0" * 12
-    assert block in stale_tests(record, changed).get(release, [])
+def main() -> None:
+    """Print a sum."""
+    total = torch.tensor([1.0, 2.0]).sum()  # three
+    print(float(total))
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+@pytest.mark.parametrize("edit, same", [
+    (lambda s: s.replace("# three", "# three, as floats"), True),  # a comment
+    (lambda s: s.replace('"""Print a sum."""', '"""Print the sum of two numbers."""'), True),
+    (lambda s: s.replace("[1.0, 2.0]", "[1.0,\n                          2.0]"), True),  # reflowed
+    (lambda s: s.replace("\n\n\ndef main", "\n\ndef main"), True),  # blank lines
+    (lambda s: s.replace("2.0]", "2.5]"), False),  # a number
+    (lambda s: s.replace("sum()", "mean()"), False),  # a call
+    (lambda s: s.replace('    """Print a sum."""\n', ""), True),  # a docstring removed
+    (lambda s: s.replace("    print(float(total))", "    print(float(total))\n    'x'"), False),
+])
+def test_fingerprints_follow_meaning_not_text(tmp_path, edit, same):
+    """Comments, docstrings and whitespace do not mark a snippet or a block as changed; a changed
+    number, call or statement does. A golden output file counts byte for byte."""
+    path = tmp_path / "example.py"
+    path.write_text(SNIPPET)
+    before = file_fingerprint(path)
+    assert block_fingerprint(SNIPPET, "3.0\n") == block_fingerprint(SNIPPET, "3.0\n")
+    edited = edit(SNIPPET)
+    assert edited != SNIPPET, "the edit must change the text"
+    path.write_text(edited)
+    assert (file_fingerprint(path) == before) is same
+    assert (block_fingerprint(edited, "3.0\n") == block_fingerprint(SNIPPET, "3.0\n")) is same
+    assert block_fingerprint(SNIPPET, "3.0\n") != block_fingerprint(SNIPPET, "3.5\n")
+    assert block_fingerprint(SNIPPET, None) != block_fingerprint(SNIPPET, "")
+    path.with_suffix(".out").write_text("3.0\n")
+    with_golden = file_fingerprint(path)
+    path.with_suffix(".out").write_text("3.5\n")
+    assert file_fingerprint(path) != with_golden
+
+
+def test_a_notebook_fingerprint_follows_its_code_cells(tmp_path):
+    def notebook(markdown: str, code: str) -> str:
+        return json.dumps({"cells": [
+            {"cell_type": "markdown", "source": [markdown], "metadata": {}},
+            {"cell_type": "code", "source": [code], "metadata": {}, "outputs": [],
+             "execution_count": None},
+        ], "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+
+    path = tmp_path / "n.ipynb"
+    path.write_text(notebook("# Title", "x = 1  # one"))
+    first = file_fingerprint(path)
+    path.write_text(notebook("# Another title", "x = 1  # the number one"))
+    assert file_fingerprint(path) == first
+    path.write_text(notebook("# Title", "x = 2"))
+    assert file_fingerprint(path) != first
+
+
+def test_code_that_is_not_python_is_compared_as_text():
+    assert code_meaning("echo hi  \n\n") == code_meaning("echo hi")
+    assert code_meaning("echo hi") != code_meaning("echo ho")
+    assert code_meaning("%timeit f()\n") != code_meaning("%timeit g()\n")
+
+
+def _workflow() -> dict:
+    workflow = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))
+    workflow["on"] = workflow.get("on", workflow.pop(True, None))  # YAML 1.1 reads `on` as true
+    return workflow
+
+
+def _runs(job: dict) -> str:
+    return "\n".join(step.get("run", "") for step in job["steps"])
+
+
+def test_workflow_runs_one_job_per_covered_release_and_merges_with_the_same_command():
+    workflow = _workflow()
+    triggers = workflow["on"]
+    assert triggers["push"]["branches"] == ["main"]
+    assert triggers["schedule"] and "workflow_dispatch" in triggers
+    jobs = workflow["jobs"]
+    assert "python -m scripts.torch_matrix --list --json" in _runs(jobs["releases"])
+    assert jobs["releases"]["outputs"]["covered"] == "${{ steps.covered.outputs.covered }}"
+    run = jobs["run"]
+    assert run["needs"] == "releases"
+    assert run["strategy"]["matrix"] == {
+        "release": "${{ fromJSON(needs.releases.outputs.covered) }}"}
+    assert run["strategy"]["fail-fast"] is False
+    assert "download.pytorch.org/whl/cpu" in run["env"]["PIP_EXTRA_INDEX_URL"]
+    command = " ".join(_runs(run).split())
+    assert "python -m scripts.torch_matrix --release ${{ matrix.release }} --part" in command
+    uploads = [s for s in run["steps"] if s.get("uses", "").startswith("actions/upload-artifact")]
+    assert uploads and uploads[0]["with"]["path"] == "torch-matrix-part.json"
+    merge = jobs["record"]
+    assert set(merge["needs"]) == {"releases", "run"}
+    assert merge["permissions"] == {"contents": "write"}
+    assert "python -m scripts.torch_matrix --merge parts/*/torch-matrix-part.json" in _runs(merge)
+    assert f"git add {RECORD.relative_to(ROOT).as_posix()}" in _runs(merge)
+
+
+def test_list_json_prints_the_covered_releases_the_workflow_matrix_reads(monkeypatch, capsys,
+                                                                         record):
+    """With the registry's answer fixed, ``--list --json`` prints exactly the covered releases,
+    as one JSON list, and nothing else on standard output."""
+    pinned = pinned_release()
+    pin = Version(pinned)
+    available = [*record["covered"], f"{pin.major}.{pin.minor - 1}.0",
+                 f"{pin.major}.{pin.minor - 3}.7", f"{pin.major}.{pin.minor + 1}.0"]
+    monkeypatch.setattr(matrix, "registry_releases", lambda: available)
+    assert matrix.main(["--list", "--json"]) == 0
+    printed = capsys.readouterr().out
+    assert json.loads(printed) == covered_releases(pinned, available) == record["covered"]
+    assert printed.count("\n") == 1
+
+
+def _entry(release: str, outcome: str = "passed") -> dict:
+    return {"release": release, "torch": release, "date": "2026-01-01",
+            "machine": {"platform": "p", "cpu": "c", "python": "3.11"},
+            "summary": {"passed": 1, "failed": 0, "skipped": 0},
+            "tests": {"docs/a.md::line 3": {"outcome": outcome, "fingerprint": "0" * 12}}}
+
+
+def test_merging_two_parts_keeps_both_and_the_base_for_the_rest():
+    covered = ["9.2.0", "9.1.3", "9.0.1"]
+    base = part_record("9.2.0", covered, {r: _entry(r, "failed") for r in covered})
+    base["releases"]["8.9.0"] = _entry("8.9.0")  # no longer covered
+    first = part_record("9.2.0", covered, {"9.2.0": _entry("9.2.0")})
+    second = part_record("9.2.0", covered, {"9.1.3": _entry("9.1.3")})
+    merged = merge_records(base, [first, second])
+    assert sorted(merged["releases"]) == sorted(covered)
+    assert merged["releases"]["9.2.0"] == first["releases"]["9.2.0"]
+    assert merged["releases"]["9.1.3"] == second["releases"]["9.1.3"]
+    assert merged["releases"]["9.0.1"] == base["releases"]["9.0.1"]  # its job broke: kept
+    assert merged["pinned"] == "9.2.0" and merged["covered"] == covered
+    # A base made for another pin contributes nothing.
+    old = {**base, "pinned": "9.1.0"}
+    assert list(merge_records(old, [first, second])["releases"]) == ["9.2.0", "9.1.3"]
+    with pytest.raises(ValueError, match="disagree"):
+        merge_records(base, [first, part_record("9.3.0", covered, {})])
+    with pytest.raises(ValueError, match="does not cover"):
+        merge_records(base, [part_record("9.2.0", covered, {"8.9.0": _entry("8.9.0")})])
+    with pytest.raises(ValueError, match="no part"):
+        merge_records(base, [])
+
+
+def test_the_workflow_merge_and_a_local_run_write_the_same_record(tmp_path, monkeypatch):
+    """``--merge`` of two part files (the workflow's last job) and a local run of both releases
+    (``--release`` twice, with installing and pytest replaced by fixed results) give the same
+    record; ``--part`` leaves the record alone."""
+    pinned = pinned_release()
+    pin = Version(pinned)
+    covered = [pinned, f"{pin.major}.{pin.minor - 1}.1", f"{pin.major}.{pin.minor - 2}.0"]
+    monkeypatch.setattr(matrix, "registry_releases", lambda: covered)
+    monkeypatch.setattr(matrix, "ensure_venv", lambda release, reinstall=False: f"python{release}")
+    monkeypatch.setattr(matrix, "run_release", lambda release, python: _entry(release))
+    parts = []
+    for release in covered[1:]:
+        part = tmp_path / f"{release}.json"
+        assert matrix.main(["--release", release, "--part", str(part),
+                            "--record", str(tmp_path / "untouched.json")]) == 0
+        parts.append(part)
+    assert not (tmp_path / "untouched.json").exists()
+    base = part_record(pinned, covered, {pinned: _entry(pinned, "failed")})
+    for name in ("merged.json", "local.json"):
+        (tmp_path / name).write_text(json.dumps(base))
+    merged_file = str(tmp_path / "merged.json")
+    assert matrix.main(["--merge", *map(str, parts), "--record", merged_file]) == 0
+    assert matrix.main(["--release", covered[1], "--release", covered[2],
+                        "--record", str(tmp_path / "local.json")]) == 0
+    merged, local = (load_record(tmp_path / n) for n in ("merged.json", "local.json"))
+    assert merged == local
+    assert merged["releases"][pinned]["tests"]["docs/a.md::line 3"]["outcome"] == "failed"
+    assert sorted(merged["releases"]) == sorted(covered)
 
 
 #: Versioned links to PyTorch's documentation and source, as written on pages and in snippets.
@@ -172,13 +296,24 @@ PAGE = """# A page
 ### 1. "The first claim"
 
 ```python
-assert 1 + 1 == 2
+assert 1 + 1 == 2  # arithmetic
 ```
 
 ### 2. "The second claim"
 
 ```python
-assert 2 + 2 == 4
+print(2 + 2)
+```
+
+<!--pytest-codeblocks:expected-output-->
+```text
+4
+```
+
+### 3. "The third claim"
+
+```python
+assert 3 + 3 == 6
 ```
 
 ## By release
@@ -186,42 +321,71 @@ assert 2 + 2 == 4
 <!-- torch-matrix: claims-by-release -->
 """
 
+OTHER = """# Another page
 
-def test_build_hook_names_the_failing_block_and_the_releases_that_pass(tmp_path):
-    """A minimal project with the hook and a record: release 9.1.0 passes both blocks, 9.0.0 fails
-    the second. The page says "Verified on" 9.1.0 only, names the failing block, its section and
-    its error for 9.0.0, and its claims table marks the second claim as failing there."""
+```python
+assert True
+```
+"""
+
+
+def test_build_hook_says_what_was_verified_and_notes_a_difference_at_its_block(tmp_path):
+    """A minimal project with the hook and a record, pin 9.1.0. On 9.0.0 the record ran block 1
+    before a comment changed (still counts), block 2 printed another output, block 3 ran with
+    another number (not yet run as it is today). The page's line says so, with no warning box
+    above the page's answer; the note about block 2 sits after its output; the claims table has
+    holds, differs and not yet run; a page whose checks all passed says so."""
     project = tmp_path / "project"
     (project / "docs").mkdir(parents=True)
     (project / "docs" / "page.md").write_text(PAGE)
-    blocks = [b for b in extract_from_file(project / "docs" / "page.md")]
+    (project / "docs" / "other.md").write_text(OTHER)
+    blocks = extract_from_file(project / "docs" / "page.md")
+    other = extract_from_file(project / "docs" / "other.md")[0]
     ids = [f"docs/page.md::line {b.lineno}" for b in blocks]
     prints = [block_fingerprint(b.code, b.expected_output) for b in blocks]
+    before = [block_fingerprint(blocks[0].code.replace("# arithmetic", "# sums"), None),
+              prints[1], block_fingerprint(blocks[2].code.replace("6", "7"), None)]
+    other_run = {"docs/other.md::line 3": {
+        "outcome": "passed", "fingerprint": block_fingerprint(other.code, None)}}
 
-    def run(failed: bool) -> dict:
-        second = {"outcome": "failed", "message": "AssertionError: boom"} if failed else {
-            "outcome": "passed"}
-        return {"date": "2026-01-01", "torch": "x", "tests": {
-            ids[0]: {"outcome": "passed", "fingerprint": prints[0]},
-            ids[1]: {**second, "fingerprint": prints[1]},
+    def run(release: str, fingerprints: list[str], second: dict) -> dict:
+        return {"date": "2026-01-01", "torch": release, "tests": {
+            ids[0]: {"outcome": "passed", "fingerprint": fingerprints[0]},
+            ids[1]: {**second, "fingerprint": fingerprints[1]},
+            ids[2]: {"outcome": "passed", "fingerprint": fingerprints[2]},
+            **other_run,
         }}
 
+    differs = {"outcome": "failed", "message": 'prints "5" where the page shows "4"'}
     record = project / RECORD.relative_to(ROOT)
     record.parent.mkdir(parents=True)
-    record.write_text(json.dumps({"releases": {"9.1.0": run(False), "9.0.0": run(True)}}))
+    record.write_text(json.dumps({"pinned": "9.1.0", "covered": ["9.1.0", "9.0.0"], "releases": {
+        "9.1.0": run("9.1.0", [""] * 3, differs),  # the pin: verified by the suite itself
+        "9.0.0": run("9.0.0", before, differs),
+    }}))
     (project / "mkdocs.yml").write_text(yaml.safe_dump({
-        "site_name": "matrix", "strict": True, "nav": [{"Page": "page.md"}],
+        "site_name": "matrix", "strict": True,
+        "nav": [{"Page": "page.md"}, {"Other": "other.md"}],
         "markdown_extensions": ["toc"],
         "hooks": [str(ROOT / "scripts" / "hooks" / "torch_matrix.py")],
     }))
     proc = build_site(project, tmp_path / "out")
     assert proc.returncode == 0, proc.stdout[-2000:]
     page = (tmp_path / "out" / "page" / "index.html").read_text()
-    assert "<strong>Verified on PyTorch 9.1.0</strong>: all 2 checks" in page
-    assert "On PyTorch 9.0.0, 1 of 2 checks of this page fail" in page
-    assert f"block at line {blocks[1].lineno} in <a href=\"#2-the-second-claim\">" in page
-    assert "<code>AssertionError: boom</code>" in page
-    table = page[page.index("<table>"):]
-    first, second = table.split("</tr>")[1:3]
-    assert first.count("<td>holds</td>") == 2
-    assert "<td>holds</td><td><strong>fails</strong>" in second
+    head = page[page.index("</h1>"):page.index("<h3")]
+    assert "<strong>Verified on PyTorch 9.1.0</strong>: all 3 checks of this page" in head
+    assert '<a href="#torch-matrix-details">1 check differs on 9.0.0</a>' in head
+    assert ("not yet run on 9.0.0: 1 check changed since the last matrix run</a>" in head)
+    assert "admonition" not in head and head.count("<p") == 1, "one line, no box"
+    note = "On PyTorch 9.0.0 this block prints <code>5</code> where the page shows <code>4</code>."
+    assert page.index("4\n</code></pre>") < page.index(note) < page.index('id="3-the-third-claim"')
+    details = page[page.index('id="torch-matrix-details"'):]
+    assert f"block at line {blocks[2].lineno} in <a href=\"#3-the-third-claim\">" in details
+    rows = page[page.index("<table>"):].split("</tr>")[1:4]
+    assert rows[0].count("<td>holds</td>") == 2
+    assert "<td>holds</td><td><strong>differs</strong>: block at line" in rows[1]
+    assert "<td>holds</td><td>not yet run</td>" in rows[2]
+    other_page = (tmp_path / "out" / "other" / "index.html").read_text()
+    assert ("<strong>Verified on PyTorch 9.1.0 and 9.0.0</strong>: its one check of this page"
+            in other_page)
+    assert "torch-matrix-details" not in other_page

@@ -1,24 +1,30 @@
-"""Build hook: show on each page the PyTorch releases its code was verified on.
+"""Build hook: say on each page which PyTorch releases its checks were verified on.
 
 It reads the torch matrix's record (``snippets/data/torch_matrix.json``, written by
-``python -m scripts.torch_matrix``) and, after each page's heading, adds
+``python -m scripts.torch_matrix`` here or by the GitHub workflow ``torch-matrix.yml``) and adds
 
-* a "Verified on" line naming the releases on which every check of the page passed, and
-* for any other release, a warning that names each failing check (the block's line on the page,
-  its section, with a link) and the first line of its error.
+* under the page's title, one line: the releases on which every check of the page passed and,
+  where checks of the page changed since the matrix ran, "not yet run on 2.14.1 and 2.13.0:
+  N checks changed since the last matrix run", linking to the list at the end of the page;
+* after a block that fails on a covered release, a note at that block saying what it does
+  there instead ("prints … where the page shows …", or the error it raises);
+* at the end of the page, the list of the checks not yet run, or failing, per release.
+
+The pinned release (the record's ``pinned``) is verified by the test suite itself: every commit's
+``python -m pytest`` runs every check on it, so its checks count as passing whatever the record
+says. The earlier releases count from the record only: a check passes there when the record has a
+run of it as it is today (same fingerprint: code and expected output, comments and docstrings
+left out, see :mod:`scripts.torch_matrix_plugin`) that passed.
 
 A page's checks are its own code blocks (pytest-codeblocks ids ``docs/<page>.md::line N``), the
-snippet files it includes (``tests/test_snippets.py::...[snippets/...]``), for a notebook its
-nbmake and notebook tests, for the API map ``tests/test_api_map.py``, and the property tests
-``tests/test_claims_<page>.py`` named after it. A block is found in the record by its id, or, when
-the page's prose moved it, by its fingerprint (code and expected output); a block that changed
-since the matrix ran is reported as not yet verified, never as passing.
+snippet files it includes (``tests/test_snippets.py::...[snippets/...]``), the property tests
+that prove a claim id stated on the page (``tests.claim_register.proofs_in_sources``), for a
+notebook its nbmake and notebook tests, and for the API map ``tests/test_api_map.py``.
 
 On ``docs/claims.md`` the comment ``<!-- torch-matrix: claims-by-release -->`` is replaced by a
-table: one row per claim (the page's ``###`` sections), one column per release.
-
-Plain HTML, no script. Without a record the pages get no line and the build logs why (at info
-level: a missing record is ``tests/test_torch_matrix.py``'s business, not the build's).
+table: one row per claim (the page's ``###`` sections), one column per release, with the same
+rule. Plain HTML, no script. Without a record the pages get no line and the build logs why (at
+info level).
 """
 
 from __future__ import annotations
@@ -41,9 +47,14 @@ SNIPPET_INCLUDE = re.compile(r"""--8<--\s+["'](snippets/[\w/.-]+?\.py)(?::[\w:-]
 #: The test that runs each snippet file (tests/test_snippets.py), parametrized by its path.
 SNIPPET_TEST = "tests/test_snippets.py::test_snippet_runs_as_main_and_prints_its_golden_output"
 HEADING = re.compile(r"^(#{2,3})\s+(.+?)\s*$")
+#: How the matrix's plugin words a block whose printed output differs from the page's.
+PRINTS = re.compile(r'prints "(?P<printed>.*)" where the page shows "(?P<shown>.*)"', re.DOTALL)
+#: The id of the list at the end of a page that the line under the title links to.
+DETAILS_ID = "torch-matrix-details"
 
 _record: dict = {}
 _root = Path(".")
+_claim_tests: dict[str, list[str]] = {}  # page path (docs/...) -> property tests of its claims
 
 
 @dataclass
@@ -57,16 +68,36 @@ class Check:
     line: int | None = None
 
 
+@dataclass
+class Status:
+    """How a page's checks stand on each release: ``passed`` lists the releases where all pass;
+    ``pending`` and ``failed`` map a release to its checks not yet run there (as they are today)
+    and to its failing checks with the recorded message."""
+
+    checks: list[Check]
+    passed: list[str]
+    pending: dict[str, list[Check]]
+    failed: dict[str, list[tuple[Check, str]]]
+
+
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
-    """Load the record (once per build, so ``mkdocs serve`` shows a refreshed one)."""
-    global _record, _root
+    """Load the record and the claim register (once per build, so ``mkdocs serve`` shows a
+    refreshed record)."""
+    global _record, _root, _claim_tests
     _root = Path(config.config_file_path).resolve().parent  # the project: pages and record
     code = Path(__file__).resolve().parents[2]  # the repository holding scripts/
     if str(code) not in sys.path:
         sys.path.insert(0, str(code))
     from scripts.torch_matrix import RECORD, ROOT, load_record
+    from tests.claim_register import claims_on_pages, proofs_in_sources
 
     _record = load_record(_root / RECORD.relative_to(ROOT))
+    proofs = proofs_in_sources(_root)
+    _claim_tests = {}
+    for claim, places in claims_on_pages(_root).items():
+        for page, _line in places:
+            tests = _claim_tests.setdefault(page, [])
+            tests.extend(t for t in proofs.get(claim, []) if t not in tests)
     if not _record.get("releases"):
         log.info("no torch matrix record: pages get no 'Verified on' line "
                  "(python -m scripts.torch_matrix writes it)")
@@ -95,10 +126,10 @@ def page_checks(src_uri: str, root: Path) -> list[Check]:
                                 file_fingerprint(root / snippet)))
     elif path.suffix == ".ipynb":
         checks.append(Check(f"{rel}::", f"notebook {Path(rel).name}", file_fingerprint(path)))
+    for test_id in sorted(_claim_tests.get(rel, [])):
+        checks.append(Check(test_id, f"property test {test_id.split('::', 1)[1]}", None))
     for test_id in _record_ids():
         if test_id.startswith("tests/test_api_map.py::") and stem == "api-map":
-            checks.append(Check(test_id, test_id.split("::", 1)[1], None))
-        elif test_id.startswith(f"tests/test_claims_{stem.replace('-', '_')}.py::"):
             checks.append(Check(test_id, test_id.split("::", 1)[1], None))
         elif test_id.startswith("tests/test_notebooks.py::") and test_id.endswith(f"[{rel}]"):
             checks.append(Check(test_id, test_id.split("::", 1)[1], file_fingerprint(path)))
@@ -121,17 +152,160 @@ def outcome(check: Check, tests: dict[str, dict]) -> dict | None:
     return recorded(check.test_id, check.fingerprint, tests)
 
 
+def _releases() -> list[str]:
+    """The record's releases, newest first."""
+    from packaging.version import Version
+
+    return sorted(_record.get("releases", {}), key=Version, reverse=True)
+
+
+def _pinned() -> str | None:
+    """The release the test suite runs on: the record's pin (its newest release if unnamed)."""
+    releases = _releases()
+    return _record.get("pinned") or (releases[0] if releases else None)
+
+
+def status(checks: list[Check]) -> Status:
+    """Where ``checks`` stand on each release of the record (see the module docstring)."""
+    result = Status(checks, [], {}, {})
+    for release in _releases():
+        if release == _pinned():
+            result.passed.append(release)
+            continue
+        tests = _record["releases"][release]["tests"]
+        for check in checks:
+            found = outcome(check, tests)
+            if found is None:
+                result.pending.setdefault(release, []).append(check)
+            elif found["outcome"] == "failed":
+                result.failed.setdefault(release, []).append((check, found.get("message", "")))
+        if release not in result.pending and release not in result.failed:
+            result.passed.append(release)
+    return result
+
+
+def release_list(releases: list[str]) -> str:
+    """``2.15.0``, ``2.14.1 and 2.13.0``, ``2.15.0, 2.14.1 and 2.13.0``."""
+    if len(releases) <= 1:
+        return "".join(releases)
+    return f"{', '.join(releases[:-1])} and {releases[-1]}"
+
+
+def _grouped(by_release: dict[str, list]) -> list[tuple[list[str], list]]:
+    """Releases with the same list of items share one entry: ``[(releases, items)]``."""
+    groups: dict[str, tuple[list[str], list]] = {}
+    for release, items in by_release.items():
+        key = repr([(i[0].test_id, i[1]) if isinstance(i, tuple) else i.test_id for i in items])
+        groups.setdefault(key, ([], items))[0].append(release)
+    return list(groups.values())
+
+
+def _count(n: int) -> str:
+    return f"{n} check{'s' if n != 1 else ''}"
+
+
+def in_readers_terms(message: str) -> str:
+    """A recorded failure, worded for a reader (HTML): what the block printed instead of the
+    page's output, or the error it raised."""
+    found = PRINTS.fullmatch(message)
+    if found:
+        return (f"prints <code>{html.escape(found['printed'])}</code> where the page shows "
+                f"<code>{html.escape(found['shown'])}</code>")
+    return f"fails with <code>{html.escape(message)}</code>"
+
+
+def verified_line(state: Status) -> str:
+    """The one line under a page's title (HTML)."""
+    n = len(state.checks)
+    parts = []
+    if state.passed:
+        every = f"all {n} checks" if n > 1 else "its one check"
+        parts.append(f"<strong>Verified on PyTorch {release_list(state.passed)}</strong>: "
+                     f"{every} of this page")
+    for releases, failures in _grouped(state.failed):
+        parts.append(f'<a href="#{DETAILS_ID}">{_count(len(failures))} '
+                     f"differ{'s' if len(failures) == 1 else ''} on "
+                     f"{release_list(releases)}</a>")
+    for releases, pending in _grouped(state.pending):
+        parts.append(f'<a href="#{DETAILS_ID}">not yet run on {release_list(releases)}: '
+                     f"{_count(len(pending))} changed since the last matrix run</a>")
+    dates = sorted({e["date"] for e in _record["releases"].values()})
+    return (f'<p class="torch-matrix">{"; ".join(parts)} (torch matrix of '
+            f'{", ".join(dates)}, on a CPU).</p>')
+
+
+def details_html(state: Status, sections, anchors) -> str:
+    """The list at the end of a page: its checks not yet run, or failing, per release (HTML);
+    empty when every check passed everywhere."""
+    if not state.pending and not state.failed:
+        return ""
+
+    def where(check: Check) -> str:
+        text = html.escape(check.label)
+        section = _section_of(check.line, sections, anchors) if check.line else None
+        if section:
+            text += f' in <a href="{section[1]}">{html.escape(section[0])}</a>'
+        return text
+
+    items = []
+    for releases, failures in _grouped(state.failed):
+        for check, message in failures:
+            items.append(f"<li>On PyTorch {release_list(releases)}, {where(check)} "
+                         f"{in_readers_terms(message)}.</li>")
+    for releases, pending in _grouped(state.pending):
+        names = ", ".join(where(c) for c in pending)
+        items.append(f"<li>Not yet run on PyTorch {release_list(releases)} (changed since the last "
+                     f"matrix run): {names}.</li>")
+    return (f'<div class="torch-matrix" id="{DETAILS_ID}"><p><strong>This page in the torch '
+            f"matrix</strong> (every check runs on PyTorch {_pinned()} with each change; the "
+            f"earlier releases run on CI's runners after it):</p><ul>{''.join(items)}</ul></div>")
+
+
+def block_notes(markdown: str, offset: int, state: Status) -> str:
+    """``markdown`` with a note after each block that fails on some release: after the block's
+    closing fence, or after its expected output when the page shows one. ``offset`` is the number
+    of lines of the page's file before ``markdown`` (its front matter)."""
+    from scripts.markdown_fences import fences_of
+
+    notes: dict[int, list[tuple[list[str], str]]] = {}
+    for releases, failures in _grouped(state.failed):
+        for check, message in failures:
+            if check.line is not None:
+                notes.setdefault(check.line - offset, []).append((releases, message))
+    if not notes:
+        return markdown
+    lines = markdown.splitlines()
+    fences = fences_of(lines)
+    insert: dict[int, list[str]] = {}
+    for k, fence in enumerate(fences):
+        if fence.line not in notes:
+            continue
+        last = fence
+        if k + 1 < len(fences) and fences[k + 1].is_expected_output:
+            last = fences[k + 1]
+        text = []
+        for releases, message in notes[fence.line]:
+            text += ["", f'{fence.indent}<p class="torch-matrix-difference">On '
+                         f"PyTorch {release_list(releases)} this block "
+                         f"{in_readers_terms(message)}.</p>"]
+        insert[last.end_line] = text
+    out = []
+    for number, line in enumerate(lines, start=1):
+        out.append(line)
+        out.extend(insert.get(number, []))
+    return "\n".join(out) + "\n"
+
+
 def _sections(markdown_path: Path) -> list[tuple[int, int, str]]:
     """``(line, level, title)`` of each ``##``/``###`` heading of a Markdown file (fences
     skipped)."""
-    found, fence = [], None
-    for n, line in enumerate(markdown_path.read_text(encoding="utf-8").splitlines(), start=1):
-        stripped = line.lstrip()
-        if stripped.startswith(("```", "~~~")):
-            marker = stripped[:3]
-            fence = None if fence == marker else (fence or marker)
-            continue
-        match = HEADING.match(line) if fence is None else None
+    from scripts.markdown_fences import fences_of
+
+    lines = markdown_path.read_text(encoding="utf-8").splitlines()
+    inside = {n for f in fences_of(lines) for n in range(f.line, f.end_line + 1)}
+    found = []
+    for n, line in enumerate(lines, start=1):
+        match = HEADING.match(line) if n not in inside else None
         if match:
             found.append((n, len(match.group(1)), match.group(2)))
     return found
@@ -161,78 +335,9 @@ def _section_of(line: int, sections, anchors) -> tuple[str, str] | None:
     return title, url
 
 
-def _releases() -> dict[str, dict]:
-    """The record's releases, newest first."""
-    from packaging.version import Version
-
-    runs = _record.get("releases", {})
-    return {r: runs[r] for r in sorted(runs, key=Version, reverse=True)}
-
-
-def _release_list(releases: list[str]) -> str:
-    """``PyTorch 2.15.0``, ``PyTorch 2.14.1 and 2.13.0``, ``PyTorch 2.15.0, 2.14.1 and 2.13.0``."""
-    if len(releases) == 1:
-        return f"PyTorch {releases[0]}"
-    return f"PyTorch {', '.join(releases[:-1])} and {releases[-1]}"
-
-
-def verified_html(page: Page, checks: list[Check]) -> str:
-    """The "Verified on" line and a warning for the releases where checks fail, one per set of
-    failures (releases failing the same way share one), newest release first (HTML)."""
-    releases = _releases()
-    sections = _sections(Path(page.file.abs_src_path)) if page.file.src_uri.endswith(".md") else []
-    anchors = _anchors(page)
-    good, unverified = [], set()
-    failing: dict[tuple, tuple[list, list[str]]] = {}  # (label, message)s -> failures, releases
-    for release, entry in releases.items():
-        failures, missing = [], False
-        for check in checks:
-            result = outcome(check, entry["tests"])
-            if result is None:
-                unverified.add(check.label)
-                missing = True
-            elif result["outcome"] == "failed":
-                failures.append((check, result.get("message", "")))
-        if not failures:
-            if not missing:
-                good.append(release)
-            continue
-        key = tuple((check.label, message) for check, message in failures)
-        failing.setdefault(key, (failures, []))[1].append(release)
-    parts = []
-    for failures, where_failing in failing.values():
-        items = []
-        for check, message in failures:
-            where = html.escape(check.label)
-            section = _section_of(check.line, sections, anchors) if check.line else None
-            if section:
-                where += f' in <a href="{section[1]}">{html.escape(section[0])}</a>'
-            items.append(f"<li>{where}: <code>{html.escape(message)}</code></li>")
-        verb = "fails" if len(failures) == 1 else "fail"
-        parts.append(
-            '<div class="admonition warning torch-matrix">'
-            f'<p class="admonition-title">On {_release_list(where_failing)}, {len(failures)} of '
-            f"{len(checks)} checks of this page {verb}</p>"
-            f"<ul>{''.join(items)}</ul></div>"
-        )
-    dates = sorted({e["date"] for e in releases.values()})
-    if good:
-        counted = f"all {len(checks)} checks" if len(checks) > 1 else "the one check"
-        head = (f"<strong>Verified on {_release_list(good)}</strong>: {counted} of this page "
-                f"pass{'es' if len(checks) == 1 else ''}")
-    else:
-        head = "<strong>Not verified on any covered PyTorch release</strong>"
-    line = f'<p class="torch-matrix">{head} (torch matrix of {", ".join(dates)}, on a CPU).</p>'
-    if unverified:
-        line += ('<p class="torch-matrix">Not yet run in the torch matrix: '
-                 f"{html.escape(', '.join(sorted(unverified)))}.</p>")
-    return line + "".join(parts)
-
-
 def claims_table(page: Page, checks: list[Check]) -> str:
     """The claims-by-release table (HTML): one row per ``###`` claim of the page holding a block,
-    a mark per release: passes, fails (with the error as a title), or not yet run."""
-    releases = list(_releases())
+    a cell per release: holds, differs (with what the block does there), or not yet run."""
     sections = _sections(Path(page.file.abs_src_path))
     anchors = _anchors(page)
     rows = []
@@ -245,24 +350,37 @@ def claims_table(page: Page, checks: list[Check]) -> str:
         name = html.escape(title)
         if len(sections) == len(anchors):
             name = f'<a href="{anchors[index][2]}">{html.escape(anchors[index][1])}</a>'
+        state = status(mine)
         cells = []
-        for release in releases:
-            results = [outcome(c, _record["releases"][release]["tests"]) for c in mine]
-            if any(r is None for r in results):
+        for release in _releases():
+            if release in state.failed:
+                check, message = state.failed[release][0]
+                cells.append(f"<td><strong>differs</strong>: {check.label} "
+                             f"{in_readers_terms(message)}</td>")
+            elif release in state.pending:
                 cells.append("<td>not yet run</td>")
-            elif any(r["outcome"] == "failed" for r in results):
-                why = next(r.get("message", "") for r in results if r["outcome"] == "failed")
-                cells.append(f'<td><strong>fails</strong>: <code>{html.escape(why)}</code></td>')
             else:
                 cells.append("<td>holds</td>")
         rows.append(f"<tr><td>{name}</td>{''.join(cells)}</tr>")
-    header = "".join(f"<th>PyTorch {r}</th>" for r in releases)
+    header = "".join(f"<th>PyTorch {r}</th>" for r in _releases())
     return (f"<table><thead><tr><th>Claim</th>{header}</tr></thead>"
             f"<tbody>{''.join(rows)}</tbody></table>")
 
 
+def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, files) -> str:
+    """Put a note after each block that fails on a covered release."""
+    if not _record.get("releases") or not page.file.src_uri.endswith(".md"):
+        return markdown
+    state = status(page_checks(page.file.src_uri, _root))
+    if not state.failed:
+        return markdown
+    source = Path(page.file.abs_src_path).read_text(encoding="utf-8")
+    offset = len(source.splitlines()) - len(markdown.splitlines())  # the front matter's lines
+    return block_notes(markdown, offset, state)
+
+
 def on_page_content(html_: str, *, page: Page, config: MkDocsConfig, files) -> str:
-    """Add the page's "Verified on" line after its heading; fill the claims table."""
+    """Add the page's line after its heading and its list at the end; fill the claims table."""
     if not _record.get("releases"):
         return html_.replace(CLAIMS_MARKER, "")
     checks = page_checks(page.file.src_uri, _root)
@@ -270,8 +388,12 @@ def on_page_content(html_: str, *, page: Page, config: MkDocsConfig, files) -> s
         html_ = html_.replace(CLAIMS_MARKER, claims_table(page, checks))
     if not checks:
         return html_
-    box = verified_html(page, checks)
-    match = re.search(r"</h1>", html_)
-    if match is None:
-        return box + html_
-    return html_[: match.end()] + box + html_[match.end():]
+    state = status(checks)
+    sections = _sections(Path(page.file.abs_src_path)) if page.file.src_uri.endswith(".md") else []
+    html_ += details_html(state, sections, _anchors(page))
+    line = verified_line(state)
+    end = html_.find("</h1>")
+    if end < 0:
+        return line + html_
+    end += len("</h1>")
+    return html_[:end] + line + html_[end:]
