@@ -34,19 +34,22 @@ from __future__ import annotations
 import ast
 import builtins
 import re
-import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 import jupytext
 import nbformat
 
-from scripts.markdown_fences import (
+from scripts.markdown_model import (
     EXPECTED_OUTPUT,
-    FENCE_OPEN,
+    HEADING,
+    REGION_MARKER,
     ROOT,
     SKIP_WITH_REASON,
-    SNIPPET_LINE,
+    fence_at,
+    include_of,
+    include_spec,
+    included_text,
 )
 
 #: The folder whose files a notebook may read, relative to the repository root.
@@ -60,7 +63,6 @@ FOOTNOTE_REF = re.compile(r"\[\^(?P<name>[^\]]+)\](?!:)")
 INLINE_MATH = re.compile(r"`#!math\s+([^`]+)`")
 #: A Markdown link or image target: ``](target)`` (no spaces, as the pages write them).
 LINK = re.compile(r"\]\((?P<target>[^)\s]+)\)")
-HEADING_ATTR = re.compile(r"^(#{1,6}\s.*?)\s*\{[^}]*\}\s*$")
 COMMENT = re.compile(r"^\s*<!--.*-->\s*$")
 FRONT_MATTER = re.compile(r"\A---\n(?P<yaml>.*?)\n---\n", re.S)
 
@@ -138,7 +140,9 @@ def _prose(line: str, page: str, site_url: str) -> str | None:
         return None
     if line.strip() == "/// caption":
         return ""
-    line = HEADING_ATTR.sub(r"\1", line)
+    heading = HEADING.match(line)
+    if heading and heading["attrs"] is not None:  # an attribute list the notebook cannot use
+        line = f"{heading['hashes']} {heading['title']}"
     line = INLINE_MATH.sub(lambda m: f"${m[1].strip()}$", line)
     line = FOOTNOTE_REF.sub(lambda m: f"<sup>[{m['name']}]</sup>", line)
     line = LINK.sub(lambda m: "](" + _absolute(m["target"], page, site_url) + ")", line)
@@ -239,34 +243,6 @@ def _statements_binding(path: str, names: set[str], root: Path = ROOT) -> str:
     return "\n".join(chosen)
 
 
-def _region(spec: str, root: Path = ROOT) -> str:
-    """The code of ``path:region`` (dedented, markers removed), lines ``start`` to ``end`` of
-    ``path:start:end`` (either may be empty), or the whole file for ``path``.
-
-    Raises ``ValueError`` if the region is not in the file.
-    """
-    path, _, name = spec.partition(":")
-    text = (root / path).read_text(encoding="utf-8")
-    if not name:
-        return text
-    lines = re.fullmatch(r"(\d*):(\d*)", name)  # ``path:start:end``, 1-based, inclusive
-    if lines:
-        start, end = int(lines[1] or 1), int(lines[2] or len(text.splitlines()))
-        return "".join(text.splitlines(keepends=True)[start - 1:end])
-    m = re.search(
-        rf"^[^\n]*--8<-- \[start:{re.escape(name)}\][^\n]*\n(?P<body>.*?)^[^\n]*--8<-- "
-        rf"\[end:{re.escape(name)}\]",
-        text,
-        re.S | re.M,
-    )
-    if m is None:
-        raise ValueError(f"{path} has no region {name!r}")
-    body = "\n".join(
-        ln for ln in m["body"].splitlines() if not re.search(r"--8<-- \[(start|end):", ln)
-    )
-    return textwrap.dedent(body)
-
-
 class _Converter:
     """Turns the lines of one page into cells (see the module docstring)."""
 
@@ -328,17 +304,19 @@ class _Converter:
             # No region of main() ran: run the whole file's main(), as the tests do.
             first, last = _main_lines(path, self.root)
             lines = (self.root / path).read_text(encoding="utf-8").splitlines()[first - 1:last]
-            body = "\n".join(ln for ln in lines if not re.search(r"--8<-- \[(start|end):", ln))
+            body = "\n".join(ln for ln in lines if not REGION_MARKER.search(ln))
             self.out.markdown(f"*The checks of `{path}`, run as `python {path}` runs them:*")
             self.code(body + "\n\n\nmain()", owner=path)
             self.ran.add(path)
 
     def _region(self, path: str, name: str, spec: str) -> None:
-        text = _region(spec, self.root)
+        text = included_text(include_spec(spec), self.root)
         start, end = _main_lines(path, self.root)
         source = (self.root / path).read_text(encoding="utf-8")
         line = next(
-            (i for i, ln in enumerate(source.splitlines(), 1) if f"[start:{name}]" in ln), start
+            (i for i, ln in enumerate(source.splitlines(), 1)
+             if (m := REGION_MARKER.search(ln)) and m["edge"] == "start" and m["name"] == name),
+            start,
         )
         if not name or not start <= line <= end:
             self.out.markdown(
@@ -380,7 +358,7 @@ class _Converter:
 
     def fence(self, info: str, body: list[str], before: str, fence: str) -> None:
         """One fenced block, its info string, its lines and the line above it."""
-        includes = [SNIPPET_LINE.match(ln) for ln in body if ln.strip()]
+        includes = [include_of(ln) for ln in body if ln.strip()]
         is_include = bool(includes) and all(includes)
         skip = SKIP_WITH_REASON.search(before)
         lang = info.split()[0] if info else ""
@@ -394,12 +372,11 @@ class _Converter:
         elif info == "text" and EXPECTED_OUTPUT.search(before):
             return  # running the cell above prints it
         elif is_include and lang in ("python", "py"):
-            for m in includes:
-                spec = m["path"]
-                self.prelude(spec.partition(":")[0])
-                self.region(spec)
+            for include in includes:
+                self.prelude(include.path)
+                self.region(include.spec)
         elif is_include:
-            text = "".join(_region(m["path"], self.root) for m in includes)
+            text = "".join(included_text(include, self.root) for include in includes)
             self.out.markdown("\n".join([f"```{lang}", text.rstrip("\n"), "```"]))
         elif lang == "math":
             self.out.markdown("\n".join(["$$", *body, "$$"]))
@@ -418,23 +395,13 @@ class _Converter:
 
         while i < len(lines):
             line = lines[i]
-            fence = FENCE_OPEN.match(line)
+            fence = fence_at(lines, i) if not line.startswith("    ") else None
             container = CONTAINER.match(line)
             footnote = FOOTNOTE_DEF.match(line)
-            if fence and not line.startswith("    "):
+            if fence is not None:
                 flush()
-                indent, mark, info = fence["indent"], fence["fence"], fence["info"]
-                body, i = [], i + 1
-                while i < len(lines):
-                    close = FENCE_OPEN.match(lines[i])
-                    if close and not close["info"] and close["fence"][0] == mark[0] and len(
-                        close["fence"]
-                    ) >= len(mark):
-                        break
-                    body.append(lines[i][min(len(indent), len(lines[i]) - len(lines[i].lstrip())):])
-                    i += 1
-                self.fence(info, body, before, mark)
-                before, i = "", i + 1
+                self.fence(fence.info, fence.body, before, fence.fence)
+                before, i = "", fence.end_line
                 continue
             if container or footnote:
                 flush()
@@ -501,10 +468,9 @@ def article_notebook(page: str, site_url: str, root: Path = ROOT) -> ArticleNote
     text = (root / "docs" / page).read_text(encoding="utf-8")
     text = FRONT_MATTER.sub("", text, count=1)
     converter = _Converter(page, site_url, root)
-    for m in (SNIPPET_LINE.match(ln) for ln in text.splitlines()):
-        if m and m["path"].split(":")[0].endswith(".py"):
-            path = m["path"].split(":")[0]
-            converter.pending[path] = converter.pending.get(path, 0) + 1
+    for include in (include_of(ln) for ln in text.splitlines()):
+        if include and include.path.endswith(".py"):
+            converter.pending[include.path] = converter.pending.get(include.path, 0) + 1
     converter.convert(text.splitlines())
     parts = []
     for kind, body in converter.out.cells:

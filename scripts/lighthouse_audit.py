@@ -41,7 +41,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from scripts.markdown_fences import ROOT
+from scripts.markdown_model import ROOT
 from scripts.site import (
     BROWSER_INSTALL_HINT,
     CHROMIUM,

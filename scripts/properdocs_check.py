@@ -43,7 +43,7 @@ from urllib.parse import urlsplit
 
 from bs4 import BeautifulSoup
 
-from scripts.markdown_fences import ROOT
+from scripts.markdown_model import ROOT
 from scripts.site import build_site, html_of, nav_pages
 
 #: A log line that ``strict: true`` would count as a warning (colour codes allowed before it).

@@ -34,7 +34,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from scripts.markdown_fences import ROOT
+from scripts.markdown_model import ROOT
 from scripts.site import page_url_path
 
 RELOAD = "Reloading browsers"

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import yaml
 
-from scripts.markdown_fences import ROOT
+from scripts.markdown_model import ROOT
 
 
 def build_site(project: Path, dest: Path, generator: str = "mkdocs", timeout: float = 300,

@@ -35,7 +35,7 @@ from pathlib import Path
 
 from bs4 import BeautifulSoup
 
-from scripts.markdown_fences import ROOT
+from scripts.markdown_model import ROOT
 from scripts.site import build_site, html_of, nav_pages
 
 #: The newest Zensical that installs from the package registry this project uses: 0.0.74 and

@@ -11,15 +11,10 @@ names an id that no page has.
 from __future__ import annotations
 
 import ast
-import re
 from collections.abc import Callable
 from pathlib import Path
 
-from scripts.markdown_fences import ROOT
-
-#: ``{ #claim-<id> }`` (or ``{: #claim-<id> }``) at the end of a paragraph: group ``id`` is the part
-#: after ``claim-``, lower-case words joined by hyphens.
-CLAIM_ANCHOR = re.compile(r"\{:?\s*#claim-(?P<id>[a-z0-9]+(?:-[a-z0-9]+)*)\s*\}")
+from scripts.markdown_model import CLAIM_ANCHOR, ROOT, claim_ids
 
 #: Claim id -> the tests proving it, as ``tests/<file>.py::<function>`` (filled at import time by
 #: :func:`proves`, so the test modules must be imported before it is read).
@@ -57,19 +52,9 @@ def claims_on_pages(root: Path = ROOT) -> dict[str, list[tuple[str, int]]]:
     """
     found: dict[str, list[tuple[str, int]]] = {}
     for page in sorted((root / "docs").rglob("*.md")):
-        in_fence = None
-        for number, line in enumerate(page.read_text(encoding="utf-8").splitlines(), start=1):
-            fence = re.match(r"\s*(`{3,}|~{3,})", line)
-            if fence:
-                if in_fence is None:
-                    in_fence = fence.group(1)
-                elif fence.group(1).startswith(in_fence):
-                    in_fence = None
-                continue
-            if in_fence is not None:
-                continue
-            for m in CLAIM_ANCHOR.finditer(line):
-                found.setdefault(m["id"], []).append((page.relative_to(root).as_posix(), number))
+        lines = page.read_text(encoding="utf-8").splitlines()
+        for claim, number in claim_ids(lines):
+            found.setdefault(claim, []).append((page.relative_to(root).as_posix(), number))
     return found
 
 

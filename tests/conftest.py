@@ -26,7 +26,7 @@ from filelock import FileLock
 from hypothesis import HealthCheck, settings
 
 from scripts.hooks.notebook_cache import CACHE_DIR as NOTEBOOK_CACHE_DIR
-from scripts.markdown_fences import ROOT
+from scripts.markdown_model import ROOT
 from scripts.site import build_site, docs_tree
 
 matplotlib.use("Agg")  # figures render without a display

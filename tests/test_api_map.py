@@ -12,15 +12,13 @@ with :mod:`inspect` and fails when
 
 from __future__ import annotations
 
-import functools
 import importlib
 import inspect
 import re
 
-import markdown
 import pytest
 
-from scripts.markdown_fences import ROOT
+from scripts.markdown_model import ROOT, heading_ids
 
 PAGE = ROOT / "docs" / "api-map.md"
 API_COMMENT = re.compile(r"<!--\s*api:\s*(?P<target>[\w.]+)\s*-->")
@@ -95,33 +93,10 @@ def documented_tables() -> dict[str, list[list[str]]]:
     return tables
 
 
-@functools.cache
 def page_anchors(page: str) -> frozenset[str]:
-    """Heading ids of ``docs/<page>`` as MkDocs' toc extension generates them (computed once
-    per page and process: the pages do not change during a run)."""
-    md = markdown.Markdown(
-        extensions=[
-            "toc",
-            "attr_list",
-            "md_in_html",
-            "admonition",
-            "pymdownx.superfences",
-            "pymdownx.tabbed",
-            "pymdownx.details",
-            "pymdownx.blocks.caption",
-            "tables",
-        ]
-    )
-    md.convert((ROOT / "docs" / page).read_text(encoding="utf-8"))
-    ids: set[str] = set()
-
-    def walk(tokens):
-        for t in tokens:
-            ids.add(t["id"])
-            walk(t["children"])
-
-    walk(md.toc_tokens)
-    return frozenset(ids)
+    """Heading ids of ``docs/<page>`` as MkDocs' toc extension generates them."""
+    return frozenset(id_ for _level, id_, _title in
+                     heading_ids((ROOT / "docs" / page).read_text(encoding="utf-8")))
 
 
 def default_text(cell: str) -> str:

@@ -28,7 +28,7 @@ from jupyter_core.utils import run_sync
 
 from scripts.article_notebooks import article_notebook
 from scripts.hooks.article_notebooks import articles, downloads, zip_bytes
-from scripts.markdown_fences import ROOT
+from scripts.markdown_model import ROOT
 
 SITE_URL = "https://example.org/site/"
 ARTICLES = articles(yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=yaml.BaseLoader)["nav"])
@@ -271,16 +271,6 @@ def test_a_region_that_cannot_run_alone_is_shown_and_main_runs(tmp_path, kernel)
     nb = nbformat.read(folder / "page" / "page.ipynb", as_version=4)
     kernel.run(nb, folder / "page")
     assert nb.cells[-1].outputs[0]["text"] == "a\n"
-
-
-def test_line_range_includes_are_inlined(tmp_path):
-    """``--8<-- "file:start:end"`` (pymdownx.snippets' line ranges, 1-based, inclusive)."""
-    from scripts.article_notebooks import _region
-
-    (tmp_path / "f.out").write_text("one\ntwo\nthree\n")
-    assert _region("f.out::2", tmp_path) == "one\ntwo\n"
-    assert _region("f.out:2:2", tmp_path) == "two\n"
-    assert _region("f.out:3:", tmp_path) == "three\n"
 
 
 def test_the_conversion_is_remembered_under_every_file_it_reads(tmp_path):

@@ -8,7 +8,6 @@ example per claim; these tests draw many (Hypothesis), so a sentence saying "any
 from __future__ import annotations
 
 import os
-import re
 import warnings
 
 import pytest
@@ -18,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from torch import nn
 
-from scripts.markdown_fences import ROOT
+from scripts.markdown_model import ROOT, includes_in
 from snippets.large_models.quantized_tables import lookup, quantize_embedding
 from snippets.large_models.sharded_table import P, RowWiseShardedEmbedding, hashed_rows
 from tests.claim_register import proves
@@ -256,18 +255,16 @@ def test_rowwise_sharded_lookup_and_gradient_equal_the_unsharded_ones(V, D, data
 
 # --- The page's output includes stay aligned --------------------------------------------------
 
-INCLUDE = re.compile(r'--8<-- "(?P<path>snippets/large_models/\w+\.out):(?P<a>\d*):(?P<b>\d+)"')
-
-
 def test_output_line_ranges_cover_whole_blocks():
     """Every ``file.out:a:b`` include on the page starts and ends a block of the output (a blank
     line or the file's edge on both sides), so a shifted output cannot show a cut block."""
     page = (ROOT / "docs" / "large-models.md").read_text(encoding="utf-8")
-    found = INCLUDE.findall(page)
+    found = [(inc.path, inc.start, inc.end) for inc in includes_in(page)
+             if inc.path.endswith(".out") and inc.end is not None]
     assert len(found) >= 8
     for path, a, b in found:
         lines = (ROOT / path).read_text(encoding="utf-8").splitlines()
-        start, end = int(a or 1), int(b)
+        start, end = a or 1, b
         assert 1 <= start <= end <= len(lines), (path, a, b)
         assert all(lines[i].strip() for i in range(start - 1, end)), (path, a, b, "blank inside")
         assert start == 1 or not lines[start - 2].strip(), (path, a, b, "starts mid-block")

@@ -15,7 +15,7 @@ import re
 
 import pytest
 
-from scripts.markdown_fences import ROOT
+from scripts.markdown_model import ROOT
 from tests.claim_register import CLAIM_ANCHOR, PROOFS, claims_on_pages, proofs_in_sources
 
 MODULES = sorted(

@@ -30,27 +30,18 @@ from __future__ import annotations
 import ast
 import re
 import textwrap
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 from pytest_codeblocks.main import extract_from_file
 
-from scripts.markdown_fences import ROOT, Fence, read_fences
+from scripts.markdown_model import ROOT, Fence, read_exercises, read_fences
 from scripts.site import nav_pages
 
 MIN_EXERCISES, MAX_EXERCISES = 3, 5
-SECTION = re.compile(r"^## (?P<title>.+?)\s*$")
-EXERCISE = re.compile(r"^### Exercise (?P<n>\d+): (?P<title>\S.*?)\s*$")
-SUBHEADING = re.compile(r"^### ")
-SOLUTION = re.compile(r'^\?\?\? success "Solution"\s*$')
-ADMONITION_LIKE = re.compile(r"^(\?\?\?\+?|!!!)\s")
 #: A pytest marker inside an admonition or a tab (indented), e.g. the expected-output marker.
 INDENTED_MARKER = re.compile(r"^[ \t]+<!--.*-->\s*$")
-#: How a statement names its kind; one exercise per article must be one of these.
-KIND = re.compile(r"^\*(?P<kind>[A-Z][a-z-]+(?: [a-z-]+)*)\.\*")
 LEARN_FROM_MISTAKES = {"Predict the output", "Find the bug"}
-FOOTNOTE = re.compile(r"^\[\^[^\]]+\]:")
 
 
 def article_pages() -> list[str]:
@@ -59,19 +50,6 @@ def article_pages() -> list[str]:
     Raises ``LookupError`` when the nav has no ``Articles`` section.
     """
     return nav_pages("Articles")
-
-
-@dataclass
-class Exercise:
-    """One ``### Exercise N: title`` and what lies under it (1-based line numbers)."""
-
-    number: int
-    title: str
-    line: int
-    end: int  # last line of the exercise, inclusive
-    kind: str | None = None  # "Predict the output", "Find the bug", "Warm-up", …
-    solutions: list[tuple[int, int]] = field(default_factory=list)  # (first, last) line
-    other_admonitions: list[int] = field(default_factory=list)
 
 
 def _asserts(code: str) -> bool:
@@ -91,66 +69,6 @@ def _asserts(code: str) -> bool:
     return False
 
 
-def _exercises(lines: list[str]) -> tuple[list[Exercise], list[str]]:
-    """The exercises of a page's ``## Exercises`` section, and structural problems found."""
-    problems: list[str] = []
-    sections = [(i, m["title"]) for i, ln in enumerate(lines) if (m := SECTION.match(ln))]
-    starts = [i for i, title in sections if title == "Exercises"]
-    if not starts:
-        return [], ["no '## Exercises' section"]
-    if len(starts) > 1:
-        problems.append("more than one '## Exercises' section")
-    start = starts[0]
-    later = [i for i, _ in sections if i > start]
-    if later:
-        problems.append(
-            f"line {later[0] + 1}: '{lines[later[0]]}' follows '## Exercises'; the exercises must "
-            "be the page's last section (only footnotes may follow)"
-        )
-    end = later[0] if later else len(lines)
-    footnotes = [i for i in range(start, end) if FOOTNOTE.match(lines[i])]
-    end = footnotes[0] if footnotes else end
-
-    exercises: list[Exercise] = []
-    for i in range(start + 1, end):
-        m = EXERCISE.match(lines[i])
-        if m:
-            if exercises:
-                exercises[-1].end = i
-            exercises.append(Exercise(int(m["n"]), m["title"], i + 1, end))
-            first_text = next((ln for ln in lines[i + 1 : end] if ln.strip()), "")
-            if k := KIND.match(first_text):
-                exercises[-1].kind = k["kind"]
-            else:
-                problems.append(
-                    f"line {i + 1}: Exercise {m['n']}'s statement does not open with its kind "
-                    "in italics ('*Warm-up.*', '*Predict the output.*', '*Find the bug.*', …)"
-                )
-        elif SUBHEADING.match(lines[i]):
-            problems.append(
-                f"line {i + 1}: '{lines[i]}' is not an exercise heading ('### Exercise N: title')"
-            )
-        elif SOLUTION.match(lines[i]) or ADMONITION_LIKE.match(lines[i]):
-            if not exercises:
-                problems.append(f"line {i + 1}: admonition before the first exercise heading")
-                continue
-            ex = exercises[-1]
-            if not SOLUTION.match(lines[i]):
-                ex.other_admonitions.append(i + 1)
-                continue
-            last = i
-            for j in range(i + 1, ex.end):
-                if lines[j].strip() and not lines[j].startswith("    "):
-                    break
-                if lines[j].strip():
-                    last = j
-            ex.solutions.append((i + 1, last + 1))
-    numbers = [ex.number for ex in exercises]
-    if numbers != list(range(1, len(numbers) + 1)):
-        problems.append(f"exercises are numbered {numbers}, not 1, 2, 3, …")
-    return exercises, problems
-
-
 def exercise_problems(path: Path) -> list[str]:
     """Everything that keeps ``path`` from having 3-5 exercises with executed solutions.
 
@@ -159,7 +77,7 @@ def exercise_problems(path: Path) -> list[str]:
     """
     rel = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
     lines = path.read_text(encoding="utf-8").splitlines()
-    exercises, problems = _exercises(lines)
+    exercises, problems = read_exercises(lines)
     problems = [f"{rel}: {p}" for p in problems]
     if not MIN_EXERCISES <= len(exercises) <= MAX_EXERCISES:
         problems.append(

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import pytest
 
-from scripts.markdown_fences import ROOT, markdown_files, read_fences
+from scripts.markdown_model import ROOT, markdown_files, read_fences
 
 FILES = markdown_files()
 

@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from scripts.hooks import figures as hook
-from scripts.markdown_fences import ROOT
+from scripts.markdown_model import ROOT
 from scripts.site import build_site
 from snippets.figure_style import THEMES, render_svg
 

@@ -17,7 +17,7 @@ import yaml
 from bs4 import BeautifulSoup
 
 from scripts.hooks.glossary import first_uses_only, glossary_terms, wrap_code_terms
-from scripts.markdown_fences import ROOT
+from scripts.markdown_model import ROOT
 from scripts.site import html_of, nav_pages
 from tests.built_pages import parsed
 

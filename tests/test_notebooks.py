@@ -19,7 +19,7 @@ import pytest
 import yaml
 
 from scripts.hooks import notebooks as hook
-from scripts.markdown_fences import ROOT
+from scripts.markdown_model import ROOT
 from scripts.site import build_site, nav_pages
 
 

@@ -15,7 +15,7 @@ from urllib.parse import urlparse
 import material
 from bs4 import BeautifulSoup
 
-from scripts.markdown_fences import ROOT
+from scripts.markdown_model import ROOT
 from scripts.site import html_of, nav_pages
 from tests.built_pages import parsed
 from tests.conftest import build_problems

@@ -23,7 +23,7 @@ import yaml
 from bs4 import BeautifulSoup
 
 from scripts.hooks import source_links
-from scripts.markdown_fences import ROOT
+from scripts.markdown_model import ROOT
 from scripts.site import html_of, nav_pages
 from tests.built_pages import parsed
 

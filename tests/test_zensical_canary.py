@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from scripts.markdown_fences import ROOT
+from scripts.markdown_model import ROOT
 from scripts.zensical_canary import (
     MARKDOWN_PACKAGES,
     ZENSICAL,

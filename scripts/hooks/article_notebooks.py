@@ -18,7 +18,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import io
-import re
 import sys
 import zipfile
 from pathlib import Path
@@ -35,6 +34,7 @@ if str(_PROJECT) not in sys.path:
 
 from scripts.article_notebooks import ArticleNotebook, article_notebook  # noqa: E402
 from scripts.hooks import kept  # noqa: E402
+from scripts.markdown_model import includes_in  # noqa: E402
 
 #: The nav section whose pages become notebooks.
 SECTION = "Articles"
@@ -80,17 +80,13 @@ def downloads(article: ArticleNotebook) -> dict[str, bytes]:
     return {article.name: article.ipynb_bytes()}
 
 
-#: A ``pymdownx.snippets`` include line's file (``--8<-- "snippets/x.py:region"`` -> the path).
-_INCLUDE = re.compile(r'--8<--\s+"([^":]+)')
-
-
 def sources_digest(root: Path, page: str) -> str:
     """sha256 (hex) of the files the conversion of ``page`` reads: the page (``docs/<page>``),
     every file it includes, and everything under ``snippets/`` (the modules an included file
     imports and the data files it reads live there)."""
     h = hashlib.sha256()
     text = (root / "docs" / page).read_text(encoding="utf-8")
-    included = [root / name for name in _INCLUDE.findall(text)]
+    included = [root / include.path for include in includes_in(text)]
     paths = {root / "docs" / page, *included, *(root / "snippets").rglob("*")}
     for path in sorted(p for p in paths if p.is_file() and "__pycache__" not in p.parts):
         h.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")

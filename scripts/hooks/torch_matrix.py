@@ -42,11 +42,8 @@ from mkdocs.structure.pages import Page
 log = logging.getLogger("mkdocs.hooks.torch_matrix")
 
 CLAIMS_MARKER = "<!-- torch-matrix: claims-by-release -->"
-#: A snippet include: by region (``file.py:name``) or by lines (``file.py:3:10``).
-SNIPPET_INCLUDE = re.compile(r"""--8<--\s+["'](snippets/[\w/.-]+?\.py)(?::[\w:-]+)?["']""")
 #: The test that runs each snippet file (tests/test_snippets.py), parametrized by its path.
 SNIPPET_TEST = "tests/test_snippets.py::test_snippet_runs_as_main_and_prints_its_golden_output"
-HEADING = re.compile(r"^(#{2,3})\s+(.+?)\s*$")
 #: How the matrix's plugin words a block whose printed output differs from the page's.
 PRINTS = re.compile(r'prints "(?P<printed>.*)" where the page shows "(?P<shown>.*)"', re.DOTALL)
 #: The id of the list at the end of a page that the line under the title links to.
@@ -108,6 +105,7 @@ def page_checks(src_uri: str, root: Path) -> list[Check]:
     """The checks of the page ``docs/<src_uri>`` as they are today (see the module docstring)."""
     from pytest_codeblocks.main import extract_from_file
 
+    from scripts.markdown_model import includes_in
     from scripts.torch_matrix_plugin import block_fingerprint, file_fingerprint
 
     rel = f"docs/{src_uri}"
@@ -120,7 +118,8 @@ def page_checks(src_uri: str, root: Path) -> list[Check]:
                 checks.append(Check(f"{rel}::line {block.lineno}", f"block at line {block.lineno}",
                                     block_fingerprint(block.code, block.expected_output),
                                     block.lineno))
-        snippets = sorted(set(SNIPPET_INCLUDE.findall(path.read_text(encoding="utf-8"))))
+        snippets = sorted({inc.path for inc in includes_in(path.read_text(encoding="utf-8"))
+                           if inc.path.startswith("snippets/") and inc.path.endswith(".py")})
         for snippet in snippets:
             checks.append(Check(f"{SNIPPET_TEST}[{snippet}]", f"snippet {snippet}",
                                 file_fingerprint(root / snippet)))
@@ -265,7 +264,7 @@ def block_notes(markdown: str, offset: int, state: Status) -> str:
     """``markdown`` with a note after each block that fails on some release: after the block's
     closing fence, or after its expected output when the page shows one. ``offset`` is the number
     of lines of the page's file before ``markdown`` (its front matter)."""
-    from scripts.markdown_fences import fences_of
+    from scripts.markdown_model import fences_of
 
     notes: dict[int, list[tuple[list[str], str]]] = {}
     for releases, failures in _grouped(state.failed):
@@ -297,18 +296,11 @@ def block_notes(markdown: str, offset: int, state: Status) -> str:
 
 
 def _sections(markdown_path: Path) -> list[tuple[int, int, str]]:
-    """``(line, level, title)`` of each ``##``/``###`` heading of a Markdown file (fences
-    skipped)."""
-    from scripts.markdown_fences import fences_of
+    """``(line, level, title)`` of each ``##``/``###`` heading of a Markdown file."""
+    from scripts.markdown_model import headings
 
     lines = markdown_path.read_text(encoding="utf-8").splitlines()
-    inside = {n for f in fences_of(lines) for n in range(f.line, f.end_line + 1)}
-    found = []
-    for n, line in enumerate(lines, start=1):
-        match = HEADING.match(line) if n not in inside else None
-        if match:
-            found.append((n, len(match.group(1)), match.group(2)))
-    return found
+    return [(h.line, h.level, h.title) for h in headings(lines) if h.level in (2, 3)]
 
 
 def _anchors(page: Page) -> list[tuple[int, str, str]]:
