@@ -191,7 +191,7 @@ def test_onehot_product_equals_lookup_exactly(case):
 
 @proves("onehot-grad")
 @example(V=6, D=4, n=200, seed=0, pool=[0, 1, 2, 3, 4, 5], dtype=torch.float32)  # the page's
-@example(V=64, D=16, n=8, seed=0, pool=None, dtype=torch.bfloat16)  # 8192 multiply-adds
+@example(V=64, D=16, n=8, seed=1, pool=None, dtype=torch.bfloat16)  # 8192, no repeats
 @given(V=st.integers(1, 12) | st.integers(13, 300), D=st.integers(1, 5) | st.integers(6, 70),
        n=st.integers(0, 64), seed=seeds, pool=st.none(), dtype=float_table_dtypes)
 def test_onehot_weight_gradients_agree(V, D, n, seed, pool, dtype):
