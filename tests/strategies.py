@@ -85,3 +85,66 @@ def randn(shape: tuple[int, ...], seed: int, dtype: torch.dtype = torch.float32)
     """Standard normal numbers of ``shape`` and ``dtype`` from a generator seeded with ``seed``."""
     gen = torch.Generator().manual_seed(seed)
     return torch.randn(shape, generator=gen, dtype=torch.float64).to(dtype)
+
+
+#: Every floating dtype a table can have on the CPU, float16 included.
+FLOAT_TABLE_DTYPES = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
+
+float_table_dtypes = st.sampled_from(FLOAT_TABLE_DTYPES)
+
+
+def corner_values(dtype: torch.dtype, finite: bool = True) -> st.SearchStrategy[float]:
+    """The corners of ``dtype``'s numbers: both zeros, subnormal numbers of both signs (the
+    smallest one included), the smallest normal number and the largest finite one, of both
+    signs; with ``finite=False`` also ``inf``, ``-inf`` and ``nan``. Every value is exactly
+    representable in ``dtype``."""
+    info = torch.finfo(dtype)
+    tiny, smallest = info.tiny, info.tiny * info.eps  # 2**-126 and 2**-133 for bfloat16
+    values = [0.0, -0.0, tiny / 4, -tiny / 4, smallest, -smallest, tiny, -tiny, info.max,
+              -info.max]
+    if not finite:
+        values += [math.inf, -math.inf, math.nan]
+    return st.sampled_from(values)
+
+
+def any_floats(dtype: torch.dtype, finite: bool = True) -> st.SearchStrategy[float]:
+    """Numbers representable in ``dtype`` (float16 included), as Hypothesis picks them, or one of
+    :func:`corner_values`; ``nan`` and the infinities only with ``finite=False``."""
+    if dtype == torch.float16:
+        picked = st.floats(width=16, allow_nan=not finite, allow_infinity=not finite)
+    elif finite:
+        picked = finite_floats(dtype)
+    else:
+        picked = finite_floats(dtype) | st.sampled_from([math.inf, -math.inf, math.nan])
+    return picked | corner_values(dtype, finite)
+
+
+@st.composite
+def wide_lookups(draw, dtypes: st.SearchStrategy[torch.dtype] = float_table_dtypes,
+                 finite: bool = True) -> tuple[torch.Tensor, torch.Tensor]:
+    """``(W, idx)``: int64 ids and a ``[V, D]`` table of a drawn dtype. Half the cases are
+    small (``V`` up to 12, ``D`` up to 5, ids of any shape as :func:`id_tensors` draws them);
+    the other half are large (``V`` from 65 to 300, ``D`` from 17 to 70, 4 to 64 ids in one or
+    two dimensions), so that ``N·V·D`` is past 16·16·16, where PyTorch hands a bfloat16 or
+    float16 CPU matrix product to oneDNN. Up to four entries (at least one in a large case), in
+    rows the ids look up whenever there are ids, are then replaced by :func:`corner_values`
+    (two times in three) or by any value of the dtype: the corners reach the output."""
+    dtype = draw(dtypes)
+    if draw(st.booleans()):
+        V, D = draw(st.integers(1, 12)), draw(st.integers(1, 5))
+        idx = draw(id_tensors(V, dtype=torch.int64))
+        replaced = draw(st.integers(0, 4))
+    else:
+        V, D = draw(st.integers(65, 300)), draw(st.integers(17, 70))
+        n = draw(st.integers(4, 64))
+        shape = draw(st.sampled_from([(n,), (2, n // 2), (n // 4, 4)]))
+        idx = draw(id_tensors(V, shape=shape, dtype=torch.int64))
+        replaced = draw(st.integers(1, 4))
+    table = randn((V, D), draw(seeds), dtype)
+    rows = sorted(set(idx.reshape(-1).tolist())) or list(range(V))
+    values = st.one_of(corner_values(dtype, finite), corner_values(dtype, finite),
+                       any_floats(dtype, finite))
+    for _ in range(replaced):
+        row, col = draw(st.sampled_from(rows)), draw(st.integers(0, D - 1))
+        table[row, col] = draw(values)
+    return table, idx

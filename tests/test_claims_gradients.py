@@ -96,28 +96,49 @@ def test_scale_grad_by_freq_divides_by_the_count_in_the_whole_batch(V, D, seed, 
 
 @proves("max-norm-in-place")
 @given(V=sizes, D=dims, max_norm=st.floats(0.05, 4.0), norm_type=st.sampled_from([1.0, 2.0, 3.0]),
-       frozen=st.booleans(), train=st.booleans(), bag=st.booleans(), data=st.data())
+       frozen=st.booleans(), train=st.booleans(), bag=st.booleans(), grad_mode=st.booleans(),
+       data=st.data())
 def test_max_norm_rescales_the_looked_up_rows_in_the_table(V, D, max_norm, norm_type, frozen,
-                                                          train, bag, data):
+                                                          train, bag, grad_mode, data):
     """With ``max_norm``, a forward pass rescales in place each looked-up row whose
     ``norm_type``-norm exceeds ``max_norm`` to ``row · max_norm / (norm + 1e-7)`` (float32
-    rounding), in ``train()`` or ``eval()``, under ``torch.no_grad()``, frozen or not; rows not
-    looked up, and rows within the bound, are untouched (exactly). ``nn.EmbeddingBag`` does the
-    same to the rows of its bags."""
+    rounding; the new norm is ``max_norm`` to a relative 1e-5, below or above), in ``train()`` or
+    ``eval()``, with gradients enabled or under ``torch.no_grad()``, frozen or not; rows not
+    looked up, and rows within the bound, are untouched (exactly). ``torch.embedding_renorm_``
+    is given ``weight.detach()`` (the table's memory and version counter, not tracked by
+    autograd) and runs in the caller's gradient mode. ``nn.EmbeddingBag`` does the same to the
+    rows of its bags."""
     W = data.draw(tables(V, D, special=False))
     idx = data.draw(id_tensors(V))
-    if bag:
-        idx = idx.reshape(-1)
-        layer = nn.EmbeddingBag.from_pretrained(W.clone(), freeze=frozen, max_norm=max_norm,
-                                                norm_type=norm_type, mode="sum")
-        layer.train(train)
-        with torch.no_grad():
-            layer(idx, torch.zeros(1, dtype=torch.long))
-    emb = layer if bag else nn.Embedding.from_pretrained(
-        W.clone(), freeze=frozen, max_norm=max_norm, norm_type=norm_type)
-    emb.train(train)
-    with torch.no_grad():
-        out = F.embedding(idx, emb.weight) if bag else emb(idx)
+    calls = []
+    renorm = torch.embedding_renorm_
+
+    def spy(weight, *args):
+        calls.append((weight.requires_grad, weight.data_ptr(), weight._version,
+                      torch.is_grad_enabled()))
+        return renorm(weight, *args)
+
+    torch.embedding_renorm_ = spy
+    try:
+        if bag:
+            idx = idx.reshape(-1)
+            layer = nn.EmbeddingBag.from_pretrained(W.clone(), freeze=frozen, max_norm=max_norm,
+                                                    norm_type=norm_type, mode="sum")
+            layer.train(train)
+            with torch.set_grad_enabled(grad_mode):
+                layer(idx, torch.zeros(1, dtype=torch.long))
+        emb = layer if bag else nn.Embedding.from_pretrained(
+            W.clone(), freeze=frozen, max_norm=max_norm, norm_type=norm_type)
+        emb.train(train)
+        with torch.set_grad_enabled(grad_mode):
+            out = F.embedding(idx, emb.weight) if bag else emb(idx)
+    finally:
+        torch.embedding_renorm_ = renorm
+    if not bag:
+        assert calls == [(False, emb.weight.data_ptr(), emb.weight._version - 1, grad_mode)]
+    else:
+        assert [call[3] for call in calls] == [grad_mode]
+        assert calls[0][:2] == (False, emb.weight.data_ptr())
     after = emb.weight.detach()
     norms = W.norm(p=norm_type, dim=1)
     looked_up = torch.zeros(V, dtype=torch.bool)
@@ -125,6 +146,8 @@ def test_max_norm_rescales_the_looked_up_rows_in_the_table(V, D, max_norm, norm_
     rescaled = looked_up & (norms > max_norm)
     expected = W[rescaled] * (max_norm / (norms[rescaled] + 1e-7))[:, None]
     torch.testing.assert_close(after[rescaled], expected)
+    torch.testing.assert_close(after[rescaled].norm(p=norm_type, dim=1),
+                               torch.full((int(rescaled.sum()),), max_norm), rtol=1e-5, atol=0)
     assert torch.equal(after[~rescaled], W[~rescaled])
     assert (out.norm(p=norm_type, dim=-1) <= max_norm * (1 + 1e-5)).all()
     assert torch.equal(out, after[idx])

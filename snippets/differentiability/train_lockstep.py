@@ -8,8 +8,8 @@ on the same mini-batches: one starts with ``nn.Embedding(V, D)``, the other with
 zero in the same places (the embedding's rows and the Linear's columns of ids not in the batch),
 and that the gradients, the losses, the heads and the tables (the Linear's transposed) agree to
 float tolerance (``torch.testing.assert_close``). It raises ``AssertionError`` at the first step
-where they drift apart. It runs in well under a second on a CPU. The page "Differentiability"
-includes its regions by name; ``train_lockstep.out`` beside it is the output shown there.
+where they drift apart. The page "Differentiability" includes its regions by name;
+``train_lockstep.out`` beside it is the output shown there.
 """
 
 from __future__ import annotations
@@ -81,11 +81,13 @@ def main() -> None:
             opt.step()
             losses.append(loss.item())
 
-        # The table gradients: zero rows (Embedding) and zero columns (Linear) for unused ids.
+        # The table gradients: zero rows (Embedding) and zero columns (Linear), just for unused ids.
         unused = torch.ones(V, dtype=torch.bool)
         unused[ids] = False
         assert not emb_model.table.weight.grad[unused].any()
         assert not lin_model.table.weight.grad[:, unused].any()
+        assert emb_model.table.weight.grad[~unused].any(dim=1).all()  # and only there
+        assert lin_model.table.weight.grad[:, ~unused].any(dim=0).all()
         torch.testing.assert_close(emb_model.table.weight.grad, lin_model.table.weight.grad.T)
 
         # Lockstep, to float tolerance: same loss, same table (transposed), same head.
