@@ -85,3 +85,11 @@ def randn(shape: tuple[int, ...], seed: int, dtype: torch.dtype = torch.float32)
     """Standard normal numbers of ``shape`` and ``dtype`` from a generator seeded with ``seed``."""
     gen = torch.Generator().manual_seed(seed)
     return torch.randn(shape, generator=gen, dtype=torch.float64).to(dtype)
+
+#: Every floating dtype an embedding table can have on the CPU, float16 included.
+ALL_TABLE_DTYPES = (*TABLE_DTYPES, torch.float16)
+
+all_table_dtypes = st.sampled_from(ALL_TABLE_DTYPES)
+#: ``num_embeddings``: mostly small tables, sometimes one above 1000 rows, where the CPU backward
+#: of a lookup splits the table between threads (``parallel_for`` over rows, grain 1000).
+table_rows = st.one_of(st.integers(1, 12), st.integers(1001, 1300))
