@@ -121,13 +121,19 @@ def bag_members(ids: torch.Tensor, offsets: torch.Tensor | None) -> list[torch.T
 
 
 @proves("bag-padding-excluded")
-@given(V=st.integers(2, 12), D=dims, mode=st.sampled_from(["sum", "mean", "max"]), data=st.data())
-def test_bag_leaves_padding_out_of_the_reduction(V, D, mode, data):
+@given(V=st.integers(2, 12), D=dims, mode=st.sampled_from(["sum", "mean", "max"]),
+       dtype=st.sampled_from([torch.float32, torch.float64]),
+       pad_row=st.sampled_from([None, 0.0, float("inf"), float("-inf"), float("nan")]),
+       data=st.data())
+def test_bag_leaves_padding_out_of_the_reduction(V, D, mode, dtype, pad_row, data):
     """``nn.EmbeddingBag(padding_idx=p)``, every mode: a bag reduces only its ids that are not
-    ``p`` (a mean divides by their number), whatever row ``p`` holds; a bag of nothing but
-    padding gives zeros; row ``p`` gets no gradient (float32 rounding for the values)."""
-    W = data.draw(tables(V, D, special=False))
+    ``p`` (a mean divides by their number), whatever row ``p`` holds (zeros, random values,
+    ``inf`` or ``nan``); a bag of nothing but padding gives zeros; row ``p`` gets no gradient
+    (float32 or float64 rounding for the values)."""
+    W = data.draw(tables(V, D, dtype, special=False))
     p = data.draw(st.integers(-V, V - 1))
+    if pad_row is not None:
+        W[p % V] = pad_row
     ids, offsets, B = data.draw(padded_bags(V))
     bag = nn.EmbeddingBag.from_pretrained(W.clone(), freeze=False, mode=mode, padding_idx=p)
     out = bag(ids, offsets)
@@ -136,9 +142,9 @@ def test_bag_leaves_padding_out_of_the_reduction(V, D, mode, data):
               "max": lambda r: r.max(0).values}[mode]
     for b, members in enumerate(bag_members(ids, offsets)):
         kept = members[members != p % V]
-        expected = reduce(W[kept]) if len(kept) else torch.zeros(D)
+        expected = reduce(W[kept]) if len(kept) else torch.zeros(D, dtype=dtype)
         torch.testing.assert_close(out[b], expected)
-    out.backward(randn((B, D), 0))
+    out.backward(randn((B, D), 0, dtype))
     assert not bag.weight.grad[p % V].any()
 
 
