@@ -5,10 +5,10 @@ The new Parameter is a second leaf tensor that happens to alias the embedding's 
 * ``parameters()`` lists two Parameters and counts the ``V * D`` numbers twice;
 * each use sends its gradient to its own ``.grad``; neither holds the sum;
 * plain SGD happens to land both updates in the shared memory (so the values move as if tied),
-  but Adam normalises each Parameter's gradient on its own, so a row used by both gets two
-  updates of about ``lr`` in one step: twice the tied move when its two gradients share a sign,
+  but Adam normalises each Parameter's gradient on its own, so in its first step a row used by
+  both gets two updates of about ``lr``: twice the tied move when its two gradients share a sign,
   and no move at all when their signs are opposite (where the tied Parameter, which normalises
-  their sum, moves by ``lr``);
+  their sum, moves by ``lr`` unless the sum is zero);
 * converting the module to another dtype or device (``.double()``, ``.to(device)``) gives each
   Parameter its own new storage, and the sharing is gone without a message; a conversion that
   changes nothing (``.float()`` or ``.to("cpu")`` on a float32 CPU model) keeps it.
@@ -90,7 +90,7 @@ def main() -> None:
         pair, tied = one_step(torch.optim.Adam, lin_weight)
         torch.testing.assert_close(pair[[1, 2]], tied[[1, 2]])  # rows one layer uses: as tied
         moves[lin_weight] = pair[4].item(), tied[4].item()
-    # Adam gives each Parameter a step of about lr = 0.1: row 4 gets two of them.
+    # Adam's first step moves each Parameter by about lr = 0.1: row 4 gets two such steps.
     close = {"rtol": 0, "atol": 1e-6}
     torch.testing.assert_close(moves[1.0], (-0.2, -0.1), **close)  # same sign: twice the tied move
     torch.testing.assert_close(moves[-2.0], (0.0, 0.1), **close)  # opposite signs: they cancel
