@@ -148,3 +148,10 @@ def wide_lookups(draw, dtypes: st.SearchStrategy[torch.dtype] = float_table_dtyp
         row, col = draw(st.sampled_from(rows)), draw(st.integers(0, D - 1))
         table[row, col] = draw(values)
     return table, idx
+#: Every floating dtype an embedding table can have on the CPU, float16 included.
+ALL_TABLE_DTYPES = (*TABLE_DTYPES, torch.float16)
+
+all_table_dtypes = st.sampled_from(ALL_TABLE_DTYPES)
+#: ``num_embeddings``: mostly small tables, sometimes one above 1000 rows, where the CPU backward
+#: of a lookup splits the table between threads (``parallel_for`` over rows, grain 1000).
+table_rows = st.one_of(st.integers(1, 12), st.integers(1001, 1300))

@@ -64,6 +64,11 @@ def main() -> None:
     assert own.weight.stride() == (D, 1) and own.weight.requires_grad
     # .clone() is not enough: it keeps the column-major strides of the view.
     assert lin.weight.detach().T.clone().stride() == (1, V)
+    # A Linear with one output has a [1, V] weight whose .T is contiguous already:
+    # .contiguous() then returns the same memory, and only .clone() copies.
+    thin = nn.Linear(V, 1, bias=False)
+    assert thin.weight.detach().T.contiguous().data_ptr() == thin.weight.data_ptr()
+    assert thin.weight.detach().T.clone().data_ptr() != thin.weight.data_ptr()
 
     # from_pretrained is a classmethod: calling it on an instance ignores that instance.
     template = nn.Embedding(V, D)

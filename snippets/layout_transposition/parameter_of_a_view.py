@@ -5,7 +5,10 @@ The new Parameter is a second leaf tensor that happens to alias the embedding's 
 * ``parameters()`` lists two Parameters and counts the ``V * D`` numbers twice;
 * each use sends its gradient to its own ``.grad``; neither holds the sum;
 * plain SGD happens to land both updates in the shared memory (so the values move as if tied),
-  but Adam keeps separate state per Parameter and moves a row used by both twice as far;
+  but Adam normalises each Parameter's gradient on its own, so in its first step a row used by
+  both gets two updates of about ``lr``: twice the tied move when its two gradients share a sign,
+  and no move at all when their signs are opposite (where the tied Parameter, which normalises
+  their sum, moves by ``lr`` unless the sum is zero);
 * converting the module to another dtype or device (``.double()``, ``.to(device)``) gives each
   Parameter its own new storage, and the sharing is gone without a message; a conversion that
   changes nothing (``.float()`` or ``.to("cpu")`` on a float32 CPU model) keeps it.
@@ -62,25 +65,39 @@ def main() -> None:
     # --8<-- [end:separate]
 
     # --8<-- [start:optimizers]
-    def one_step(opt_class) -> tuple[torch.Tensor, torch.Tensor]:
-        """Move of row 0..V-1 (column 0) after one step: aliased pair vs. one shared Parameter."""
+    def one_step(opt_class, lin_weight: float) -> tuple[torch.Tensor, torch.Tensor]:
+        """Move of rows 0..V-1 (column 0) after one step on the loss
+        ``emb(a).sum() + lin_weight * lin(one_hot(b)).sum()``: aliased pair vs. one tied Parameter.
+        Row 4 is used by both terms: its two gradients are ``1`` and ``lin_weight``."""
         emb, lin = make_pair()
         start = emb.weight.detach().clone()
-        (emb(a).sum() + lin(F.one_hot(b, V).float()).sum()).backward()
+        (emb(a).sum() + lin_weight * lin(F.one_hot(b, V).float()).sum()).backward()
         opt_class([emb.weight, lin.weight], lr=0.1).step()
         pair_move = (emb.weight.detach() - start)[:, 0]
 
         tied = nn.Parameter(start.clone())  # real tying: one Parameter used twice
-        (F.embedding(a, tied).sum() + F.linear(F.one_hot(b, V).float(), tied.T).sum()).backward()
+        onehot = F.one_hot(b, V).float()
+        (F.embedding(a, tied).sum() + lin_weight * F.linear(onehot, tied.T).sum()).backward()
         opt_class([tied], lr=0.1).step()
         return pair_move, (tied.detach() - start)[:, 0]
 
-    pair, tied = one_step(torch.optim.SGD)
-    torch.testing.assert_close(pair, tied)  # SGD: the two updates add up in shared memory
-    pair, tied = one_step(torch.optim.Adam)
-    torch.testing.assert_close(pair[4], 2 * tied[4])  # Adam: row 4 (used twice) moves twice as far
-    print("Adam, move of row 4: aliased pair", round(pair[4].item(), 4),
-          "| one tied Parameter", round(tied[4].item(), 4))
+    for lin_weight in (1.0, -2.0):
+        pair, tied = one_step(torch.optim.SGD, lin_weight)
+        torch.testing.assert_close(pair, tied)  # SGD: the two updates add up in shared memory
+
+    moves = {}
+    for lin_weight in (1.0, -2.0):  # row 4's gradients: +1 and +1, then +1 and -2
+        pair, tied = one_step(torch.optim.Adam, lin_weight)
+        torch.testing.assert_close(pair[[1, 2]], tied[[1, 2]])  # rows one layer uses: as tied
+        moves[lin_weight] = pair[4].item(), tied[4].item()
+    # Adam's first step moves each Parameter by about lr = 0.1: row 4 gets two such steps.
+    close = {"rtol": 0, "atol": 1e-6}
+    torch.testing.assert_close(moves[1.0], (-0.2, -0.1), **close)  # same sign: twice the tied move
+    torch.testing.assert_close(moves[-2.0], (0.0, 0.1), **close)  # opposite signs: they cancel
+    for lin_weight, (pair_move, tied_move) in moves.items():
+        pair_move, tied_move = round(pair_move, 1) + 0.0, round(tied_move, 1) + 0.0  # no -0.0
+        print(f"Adam, row 4, gradients +1 and {lin_weight:+g}: aliased pair moves "
+              f"{pair_move:+.1f}, one tied Parameter {tied_move:+.1f}")
     # --8<-- [end:optimizers]
 
     # --8<-- [start:breaks]

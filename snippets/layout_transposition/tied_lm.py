@@ -9,8 +9,11 @@ its gradient is the sum of the input-side and output-side gradients, that tying 
 
 Run it: ``python snippets/layout_transposition/tied_lm.py``; it raises ``AssertionError`` if
 PyTorch behaves differently. ``tied_lm.out`` is what it prints. The tying line follows nanoGPT
-(https://github.com/karpathy/nanoGPT/blob/master/model.py); weight tying itself is from Press &
-Wolf, "Using the Output Embedding to Improve Language Models" (https://arxiv.org/abs/1608.05859).
+(https://github.com/karpathy/nanoGPT/blob/master/model.py); weight tying itself was proposed at
+the same time by Press & Wolf, "Using the Output Embedding to Improve Language Models"
+(https://arxiv.org/abs/1608.05859, EACL 2017), and by Inan, Khosravi & Socher, "Tying Word Vectors
+and Word Classifiers: A Loss Framework for Language Modeling" (https://arxiv.org/abs/1611.01462,
+ICLR 2017).
 """
 
 import torch
@@ -85,6 +88,14 @@ def main() -> None:
     print("input-side grad rows:", rows(g_in),
           "| output-side grad rows:", len(rows(g_out)), "of", V)
     # --8<-- [end:grads]
+
+    # "Every row" holds while no probability underflows: in float32 a logit about 104 below the
+    # largest gives a probability of exactly 0, and then its row gets no output-side gradient.
+    far = nn.Parameter(torch.tensor([[1.0, 0.0], [-200.0, 0.0], [0.0, 1.0]]))
+    h = torch.tensor([[1.0, 0.0]])  # logits h . far[v]: 1, -200, 0
+    F.cross_entropy(h @ far.T, torch.tensor([0])).backward()
+    assert (h @ far.T).softmax(dim=-1)[0, 1] == 0  # underflowed
+    assert not far.grad[1].any() and far.grad[[0, 2]].any(dim=1).all()
 
     # --8<-- [start:checkpoint]
     torch.manual_seed(1)
