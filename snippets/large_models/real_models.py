@@ -236,6 +236,9 @@ def main() -> None:
         torch.manual_seed(0)
         model = cls(config)  # real storage, filled by the model's own _init_weights
         stds[name] = std = model.get_input_embeddings().weight.std().item()
+        if name != "T5":  # every table, positions and segments included: N(0, 0.02)
+            for table in (m for m in model.modules() if isinstance(m, nn.Embedding)):
+                assert abs(table.weight.std().item() - config.initializer_range) < 0.003
         rule = (f"N(0, {config.initializer_factor:g}) (initializer_factor)" if name == "T5"
                 else f"N(0, {config.initializer_range}) (initializer_range)")
         print(f"{name:<26}{std:>10.4f}   {rule}")
