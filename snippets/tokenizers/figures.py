@@ -86,6 +86,8 @@ def tok_grown_table(theme: Theme) -> Figure:
     def labels(t: torch.Tensor) -> list[list[str]]:
         return [[f"{x:+.2f}" for x in row] for row in t.tolist()]
 
+    assert labels(new[6:]) == [["-0.05", "+0.61", "+0.31"]] * 2  # as the page describes them
+
     fig, ax = new_diagram(theme, 8.0, 5.0)
     draw_grid(ax, 0, 8, labels(old), theme, fontsize=7)
     draw_grid(ax, 6.5, 8, labels(new), theme, highlight_rows=(6, 7), fontsize=7)
