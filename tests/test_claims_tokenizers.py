@@ -103,24 +103,31 @@ def test_byte_level_corner_the_special_token_text():
 # --- Padding and the attention mask ------------------------------------------------------------
 
 words_of_diary = st.sampled_from(sorted({w for line in diary() for w in line.split()}))
-sentences = st.lists(words_of_diary, min_size=1, max_size=10).map(" ".join)
+#: Sentences of diary words, now and then with the special token spelled out in them.
+sentences = st.lists(words_of_diary | st.just("[PAD]"), min_size=1, max_size=10).map(" ".join)
 
 
 @proves("tok-attention-mask")
 @settings(derandomize=True, database=None, max_examples=20, deadline=None)
 @given(st.lists(sentences, min_size=1, max_size=4), st.integers(0, 2**16))
+@example(["The heron waited.", "The [PAD] heron waited on the bank."], 0)
 def test_the_attention_mask_not_padding_idx_removes_the_pads(batch_texts, seed):
     """"The mask that removes them is the tokenizer's ``attention_mask``": for any batch, the
-    mask is false exactly at the ``[PAD]`` ids, ``padding_idx`` makes those rows zero, and
-    attention with ``key_padding_mask=~mask`` gives every sequence the outputs it gets alone,
-    without pads."""
+    mask is false exactly at the padding appended to each sequence, whose ids are ``[PAD]``'s,
+    and equals ``ids != pad`` when no text spells ``[PAD]`` (a text that does gets the pad id
+    with mask 1); ``padding_idx`` makes the padding rows zero, and attention with
+    ``key_padding_mask=~mask`` gives every sequence the outputs it gets alone, without pads."""
     tok = Tokenizer.from_str(bpe_200().to_str())  # a copy: padding is switched on below
     pad = tok.token_to_id("[PAD]")
+    lengths = [len(e.ids) for e in tok.encode_batch(batch_texts)]  # before padding
     tok.enable_padding(pad_id=pad, pad_token="[PAD]")
     batch = tok.encode_batch(batch_texts)
     ids = torch.tensor([e.ids for e in batch])
     mask = torch.tensor([e.attention_mask for e in batch]).bool()
-    assert torch.equal(mask, ids != pad)
+    appended = torch.arange(ids.shape[1])[None, :] >= torch.tensor(lengths)[:, None]
+    assert torch.equal(~mask, appended) and (ids[appended] == pad).all()
+    spelled = any("[PAD]" in t for t in batch_texts)
+    assert torch.equal(mask, ids != pad) == (not spelled)
 
     torch.manual_seed(seed)
     emb = nn.Embedding(tok.get_vocab_size(), 8, padding_idx=pad)
