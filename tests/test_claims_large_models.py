@@ -13,7 +13,7 @@ import warnings
 import pytest
 import torch
 import torch.nn.functional as F
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from torch import nn
 
@@ -115,69 +115,108 @@ def test_rotary_score_depends_only_on_the_offset(head_dim, m, n, shift, seed):
 
 # --- Precision -------------------------------------------------------------------------------
 
-finite_f32 = st.floats(width=32, allow_nan=False, allow_infinity=False,
-                       min_value=-3.3800000765064914e38,
-                       max_value=3.3800000765064914e38).filter(lambda x: abs(x) >= 2**-126)
+#: Every normal float32 value, the largest ones included (2**-126 <= |x| <= 3.4028235e38).
+normal_f32 = st.floats(width=32, allow_nan=False, allow_infinity=False).filter(
+    lambda x: abs(x) >= 2**-126)
+#: Where bfloat16 overflows: halfway between its largest finite number and 2**128.
+BF16_HALFWAY = (2 - 2**-8) * 2.0**127
+#: Where float16 overflows: halfway between 65,504 and 2**16.
+FP16_HALFWAY = 65_520.0
 
 
 @proves("large-rounding-bounds")
 @FAST
-@given(values=st.lists(finite_f32, min_size=1, max_size=64))
-def test_bfloat16_rounds_every_finite_entry_within_2_to_minus_8(values):
-    """"The bound 2^-8 for bfloat16 holds for every normal float32 value" (magnitudes from
-    2^-126, about 1.2e-38, up to bfloat16's largest finite number, 3.39e38)."""
+@given(values=st.lists(normal_f32, min_size=1, max_size=64))
+@example(values=[3.3895313892515355e38, 3.396177326406364e38, 3.3961775292304601e38,
+                 -3.4028234663852886e38, 2**-126, -(2**-126)])
+def test_bfloat16_rounds_every_normal_entry_within_2_to_minus_8(values):
+    """"The bound 2^-8 for bfloat16 holds for every normal float32 value that does not overflow"
+    (magnitudes from 2^-126 up to (2 - 2^-8) * 2^127, values between bfloat16's largest finite
+    number and that point rounding down to it), "from the halfway point up they round to
+    infinity"."""
     w = torch.tensor(values, dtype=torch.float32)
-    rel = ((w.bfloat16().double() - w.double()) / w.double()).abs()
-    assert rel.max() <= 2**-8
+    b = w.bfloat16()
+    overflows = w.double().abs() >= BF16_HALFWAY
+    assert torch.equal(torch.isinf(b), overflows)
+    rel = ((b.double() - w.double()) / w.double()).abs()
+    assert (rel[~overflows] <= 2**-8).all()
 
 
 @proves("large-rounding-bounds")
 @FAST
-@given(values=st.lists(st.floats(min_value=2**-14, max_value=65504, width=32), min_size=1,
+@given(values=st.lists(st.floats(min_value=2**-14, max_value=2.0**17, width=32), min_size=1,
                        max_size=64), signs=st.lists(st.booleans(), min_size=64, max_size=64))
+@example(values=[2**-14, 65_504.0, 65_519.0, 65_519.99609375, 65_520.0, 70_000.0],
+         signs=[True] * 64)
 def test_float16_rounds_normal_range_entries_within_2_to_minus_11(values, signs):
-    """"2^-11 for float16 holds only for magnitudes between 2^-14 and 65,504"; the example on the
-    page shows smaller entries breaking it."""
+    """"2^-11 for float16 holds only for magnitudes from 2^-14 up to 65,520 [...] (from there on:
+    infinity)"; the example on the page shows smaller entries breaking it."""
     w = torch.tensor([v if s else -v for v, s in zip(values, signs, strict=False)])
-    rel = ((w.half().double() - w.double()) / w.double()).abs()
-    assert rel.max() <= 2**-11
+    h = w.half()
+    overflows = w.double().abs() >= FP16_HALFWAY
+    assert torch.equal(torch.isinf(h), overflows)
+    rel = ((h.double() - w.double()) / w.double()).abs()
+    assert (rel[~overflows] <= 2**-11).all()
 
 
 @proves("large-autocast-lookup")
 @FAST
 @given(V=st.integers(1, 200), D=st.integers(1, 32), n=st.integers(0, 50),
-       dtype=st.sampled_from([torch.float32, torch.bfloat16]), seed=st.integers(0, 2**16))
-def test_autocast_leaves_every_lookup_unchanged(V, D, n, dtype, seed):
+       dtype=st.sampled_from([torch.float32, torch.bfloat16, torch.float16, torch.float64]),
+       autocast_dtype=st.sampled_from([torch.bfloat16, torch.float16]),
+       mode=st.sampled_from([None, "sum", "mean", "max"]), seed=st.integers(0, 2**16))
+def test_autocast_leaves_every_lookup_unchanged(V, D, n, dtype, autocast_dtype, mode, seed):
     """"The embedding is not on autocast's list of ops: it returns rows of whatever dtype the
-    table has", bit for bit the rows it returns outside autocast, while a Linear is cast."""
+    table has", bit for bit the rows it returns outside autocast, while a Linear is cast; for a
+    table of any floating dtype, CPU autocast to bfloat16 or float16, and pooled lookups
+    (``nn.EmbeddingBag``, every mode) as well."""
     g = torch.Generator().manual_seed(seed)
-    emb = nn.Embedding.from_pretrained(torch.randn(V, D, generator=g).to(dtype))
-    ids = torch.randint(V, (n,), generator=g)
+    table = torch.randn(V, D, generator=g).to(dtype)
+    if mode is None:
+        emb = nn.Embedding.from_pretrained(table)
+        ids = torch.randint(V, (n,), generator=g)
+        args = (ids,)
+    else:
+        emb = nn.EmbeddingBag.from_pretrained(table, mode=mode)
+        ids = torch.randint(V, (n,), generator=g)
+        cuts = torch.randint(n + 1, (3,), generator=g).sort().values
+        args = (ids, torch.cat([torch.zeros(1, dtype=torch.long), cuts]))
     lin = nn.Linear(D, 3)
-    with torch.autocast("cpu", dtype=torch.bfloat16):
-        rows = emb(ids)
+    with torch.autocast("cpu", dtype=autocast_dtype):
+        rows = emb(*args)
         y = lin(rows.float())
-    assert rows.dtype == dtype and torch.equal(rows, emb(ids))
-    assert y.dtype == torch.bfloat16
+    assert rows.dtype == dtype and torch.equal(rows, emb(*args))
+    assert y.dtype == autocast_dtype
 
 
 @proves("large-quantized-half-step")
 @settings(max_examples=25, deadline=None)
-@given(V=st.integers(1, 60), half_D=st.integers(1, 48), std=st.floats(1e-3, 10.0),
+@given(V=st.integers(1, 60), D=st.integers(1, 96), std=st.floats(1e-3, 10.0),
        seed=st.integers(0, 2**16), bits=st.sampled_from([8, 4]))
-def test_quantized_rows_stay_within_half_a_step_and_take_the_stated_bytes(V, half_D, std, seed,
+@example(V=3, D=5, std=1.0, seed=0, bits=4)  # an odd width at 4 bits: refused
+@example(V=3, D=5, std=1.0, seed=0, bits=8)  # and at 8 bits: fine
+def test_quantized_rows_stay_within_half_a_step_and_take_the_stated_bytes(V, D, std, seed,
                                                                          bits):
     """"Every entry is within half a quantization step of its row" (8 and 4 bits) unless the
     step would be below float32's eps, where "every entry snaps to the row's minimum" (an error
     up to the row's range); and a row takes D + 8 bytes in 8 bits and D/2 + 4 bytes in 4 bits
-    (``table_mib``'s 8-bit formula)."""
-    D = 2 * half_D
+    (``table_mib``'s 8-bit formula), for any shape: at 4 bits an odd width is refused, by the
+    packing operator (``RuntimeError``) and by ``quantize_embedding`` (``ValueError``)."""
     g = torch.Generator().manual_seed(seed)
     W = torch.randn(V, D, generator=g) * std
     table = nn.Embedding.from_pretrained(W)
+    prepack = (torch.ops.quantized.embedding_bag_byte_prepack if bits == 8
+               else torch.ops.quantized.embedding_bag_4bit_prepack)
+    if bits == 4 and D % 2:
+        with pytest.raises(RuntimeError, match="multiple of 2"):
+            prepack(W)
+        with pytest.raises(ValueError, match="even width"):
+            quantize_embedding(table, bits)
+        return
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         rows = lookup(quantize_embedding(table, bits), torch.arange(V))
+    assert rows.shape == (V, D)
     row_range = W.max(dim=1).values - W.min(dim=1).values
     step = row_range / (2**bits - 1)
     slack = 1.02 if bits == 4 else 1.001  # 4-bit rows keep a float16 scale and offset
@@ -186,8 +225,6 @@ def test_quantized_rows_stay_within_half_a_step_and_take_the_stated_bytes(V, hal
     tiny = 1e-6 * W.abs().max()  # float rounding of the offset itself
     assert ((rows - W).abs().max(dim=1).values <= bound + tiny).all()
 
-    prepack = (torch.ops.quantized.embedding_bag_byte_prepack if bits == 8
-               else torch.ops.quantized.embedding_bag_4bit_prepack)
     nbytes = prepack(W).nbytes
     assert nbytes == V * (D + 8 if bits == 8 else D // 2 + 4)
     if bits == 8:
@@ -219,16 +256,20 @@ def test_hashed_rows_are_always_in_range_and_deterministic(ids, num_rows, seed):
 
 @proves("large-rowwise-sharding")
 @FAST
-@given(V=st.integers(1, 100), D=st.integers(1, 8), data=st.data(), seed=st.integers(0, 2**16))
-def test_rowwise_sharded_lookup_and_gradient_equal_the_unsharded_ones(V, D, data, seed):
+@given(V=st.integers(1, 100), D=st.integers(1, 8), data=st.data(), seed=st.integers(0, 2**16),
+       dtype=st.sampled_from([torch.float32, torch.float64, torch.bfloat16]))
+def test_rowwise_sharded_lookup_and_gradient_equal_the_unsharded_ones(V, D, data, seed, dtype):
     """"The result is the same lookup, bit for bit" and "each shard receives the gradient of its
-    own rows and nothing else", for any table size, number of shards and ids; and "the partial
-    sums add up to the bag's sum"."""
-    k = data.draw(st.integers(1, V), label="num_shards")
+    own rows and nothing else", for any table size and dtype, number of shards and ids; and "the
+    partial sums add up to the bag's sum". The table is cut into blocks of
+    ``ceil(V / num_shards)`` rows: ``ceil(V / rows_per_shard)`` shards, at most ``num_shards``."""
+    k = data.draw(st.integers(1, V + 3), label="num_shards")  # more shards than rows, too
     shape = data.draw(st.sampled_from([(0,), (7,), (3, 5)]), label="ids shape")
     g = torch.Generator().manual_seed(seed)
-    full = nn.Embedding.from_pretrained(torch.randn(V, D, generator=g), freeze=False)
+    full = nn.Embedding.from_pretrained(torch.randn(V, D, generator=g).to(dtype), freeze=False)
     sharded = RowWiseShardedEmbedding(full.weight.detach(), num_shards=k)
+    per = -(-V // k)
+    assert sharded.rows_per_shard == per and len(sharded.shards) == -(-V // per) <= k
     assert sum(s.num_embeddings for s in sharded.shards) == V
     ids = torch.randint(V, shape, generator=g)
 
@@ -236,7 +277,7 @@ def test_rowwise_sharded_lookup_and_gradient_equal_the_unsharded_ones(V, D, data
     assert torch.equal(out, full(ids))
     if ids.numel() == 0:
         return  # nothing looked up, nothing to differentiate
-    weights = torch.randn(out.shape, generator=g)
+    weights = torch.randn(out.shape, generator=g).to(dtype)
     (out * weights).sum().backward()
     (full(ids) * weights).sum().backward()
     grads = torch.cat([s.weight.grad if s.weight.grad is not None
@@ -246,10 +287,10 @@ def test_rowwise_sharded_lookup_and_gradient_equal_the_unsharded_ones(V, D, data
 
     if ids.dim() == 2:
         owner = ids // sharded.rows_per_shard
-        with torch.no_grad():
-            partial = [(sharded(ids) * (owner == s).unsqueeze(-1)).sum(dim=1)
+        with torch.no_grad():  # in float64: the bookkeeping, without 16-bit rounding
+            partial = [(sharded(ids).double() * (owner == s).unsqueeze(-1)).sum(dim=1)
                        for s in range(len(sharded.shards))]
-            pooled = F.embedding_bag(ids, full.weight, mode="sum")
+            pooled = F.embedding_bag(ids, full.weight.double(), mode="sum")
         torch.testing.assert_close(sum(partial), pooled)
 
 

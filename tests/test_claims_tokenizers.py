@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 
+import pytest
 import torch
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
@@ -58,12 +59,15 @@ UNSEEN = "jz:;'ü🦦"
 
 @proves("tok-bpe-unseen-characters")
 @FAST
-@given(st.text(alphabet=seen_characters() + " \n" + UNSEEN, max_size=80))
+@given(st.text(alphabet=seen_characters() + seen_characters().upper() + " \n\t\u00a0\u2003"
+               + UNSEEN + UNSEEN.upper(), max_size=80))
 @example("Zürich's otters 🦦")
+@example("THE HERON, JUST AS ZÜRICH'S.")
 def test_bpe_loses_only_unseen_characters(text):
     """"BPE loses only the [...] characters the diary never uses: any word spelled with
-    characters it has seen is encoded": for any text, the number of ``[UNK]`` tokens equals the
-    number of characters the diary never uses, so a text of seen characters has none."""
+    characters it has seen is encoded": for any text (in either case: the tokenizer lower-cases,
+    and with any whitespace between words), the number of ``[UNK]`` tokens equals the number of
+    characters the diary never uses, so a text of seen characters has none."""
     assert not set(UNSEEN) & set(seen_characters())
     enc = bpe_200().encode(text)
     unseen = sum(c in UNSEEN for c in text.lower())
@@ -99,24 +103,31 @@ def test_byte_level_corner_the_special_token_text():
 # --- Padding and the attention mask ------------------------------------------------------------
 
 words_of_diary = st.sampled_from(sorted({w for line in diary() for w in line.split()}))
-sentences = st.lists(words_of_diary, min_size=1, max_size=10).map(" ".join)
+#: Sentences of diary words, now and then with the special token spelled out in them.
+sentences = st.lists(words_of_diary | st.just("[PAD]"), min_size=1, max_size=10).map(" ".join)
 
 
 @proves("tok-attention-mask")
 @settings(derandomize=True, database=None, max_examples=20, deadline=None)
 @given(st.lists(sentences, min_size=1, max_size=4), st.integers(0, 2**16))
+@example(["The heron waited.", "The [PAD] heron waited on the bank."], 0)
 def test_the_attention_mask_not_padding_idx_removes_the_pads(batch_texts, seed):
     """"The mask that removes them is the tokenizer's ``attention_mask``": for any batch, the
-    mask is false exactly at the ``[PAD]`` ids, ``padding_idx`` makes those rows zero, and
-    attention with ``key_padding_mask=~mask`` gives every sequence the outputs it gets alone,
-    without pads."""
+    mask is false exactly at the padding appended to each sequence, whose ids are ``[PAD]``'s,
+    and equals ``ids != pad`` when no text spells ``[PAD]`` (a text that does gets the pad id
+    with mask 1); ``padding_idx`` makes the padding rows zero, and attention with
+    ``key_padding_mask=~mask`` gives every sequence the outputs it gets alone, without pads."""
     tok = Tokenizer.from_str(bpe_200().to_str())  # a copy: padding is switched on below
     pad = tok.token_to_id("[PAD]")
+    lengths = [len(e.ids) for e in tok.encode_batch(batch_texts)]  # before padding
     tok.enable_padding(pad_id=pad, pad_token="[PAD]")
     batch = tok.encode_batch(batch_texts)
     ids = torch.tensor([e.ids for e in batch])
     mask = torch.tensor([e.attention_mask for e in batch]).bool()
-    assert torch.equal(mask, ids != pad)
+    appended = torch.arange(ids.shape[1])[None, :] >= torch.tensor(lengths)[:, None]
+    assert torch.equal(~mask, appended) and (ids[appended] == pad).all()
+    spelled = any("[PAD]" in t for t in batch_texts)
+    assert torch.equal(mask, ids != pad) == (not spelled)
 
     torch.manual_seed(seed)
     emb = nn.Embedding(tok.get_vocab_size(), 8, padding_idx=pad)
@@ -137,54 +148,115 @@ def test_the_attention_mask_not_padding_idx_removes_the_pads(batch_texts, seed):
 @proves("tok-grow-table")
 @FAST
 @given(
-    V=st.integers(1, 30),
+    V=st.integers(0, 30),
     D=st.integers(1, 8),
     k=st.integers(0, 10),
-    dtype=st.sampled_from([torch.float32, torch.float64, torch.bfloat16]),
+    dtype=st.sampled_from([torch.float32, torch.float64, torch.bfloat16, torch.float16]),
     pad=st.booleans(),
     frozen=st.booleans(),
+    options=st.fixed_dictionaries({"max_norm": st.sampled_from([None, 1.5]),
+                                   "scale_grad_by_freq": st.booleans(),
+                                   "sparse": st.booleans()}),
     seed=st.integers(0, 2**16),
 )
-def test_growing_keeps_old_rows_bit_for_bit_and_the_tie(V, D, k, dtype, pad, frozen, seed):
+@example(V=0, D=3, k=2, dtype=torch.float32, pad=False, frozen=False,
+         options={"max_norm": None, "scale_grad_by_freq": False, "sparse": False}, seed=0)
+@example(V=7, D=3, k=2, dtype=torch.float64, pad=False, frozen=False,
+         options={"max_norm": None, "scale_grad_by_freq": False, "sparse": False}, seed=0)
+def test_growing_keeps_old_rows_bit_for_bit_and_the_tie(V, D, k, dtype, pad, frozen, options,
+                                                        seed):
     """"Growing is: a new, longer table, the old rows copied in, the new rows filled, and [...] a
     new output layer tied to the new table": for any table, old rows are equal bit for bit, each
-    new row is the mean of the old rows, dtype, ``padding_idx`` and ``requires_grad`` are kept,
-    and the grown model's head *is* its table."""
+    new row is the mean of the old rows (to the table's own precision: a float64 table's mean is
+    not rounded to float32), the layer's options and ``requires_grad`` are kept, and the grown
+    model's head *is* its table. A table with no rows cannot grow (no mean)."""
     torch.manual_seed(seed)
-    emb = nn.Embedding(V, D, padding_idx=0 if pad else None, dtype=dtype)
+    emb = nn.Embedding(V, D, padding_idx=0 if pad and V else None, dtype=dtype, **options)
     emb.weight.requires_grad_(not frozen)
     old = emb.weight.detach().clone()
+    if V == 0 and k > 0:
+        with pytest.raises(ValueError, match="no rows"):
+            grow_embedding(emb, k)
+        return
     grown = grow_embedding(emb, k)
     assert grown.weight.shape == (V + k, D) and grown.weight.dtype == dtype
     assert torch.equal(grown.weight[:V], old) and torch.equal(emb.weight, old)
-    assert torch.equal(grown.weight[V:], old.float().mean(0).to(dtype).expand(k, D))
-    assert grown.padding_idx == emb.padding_idx
+    if k:
+        exact = old.double().mean(0)  # the mean, computed in float64
+        new = grown.weight[V:].detach()
+        assert torch.equal(new, new[:1].expand(k, D))  # every new row the same
+        # within half an ulp of the table's dtype, plus float32 accumulation for 16-bit tables
+        tolerance = torch.finfo(dtype).eps * exact.abs() + (1e-6 if dtype != torch.float64
+                                                            else 1e-15) * old.double().abs().max()
+        assert ((new[0].double() - exact).abs() <= tolerance).all()
+    for name in ("padding_idx", "max_norm", "norm_type", "scale_grad_by_freq", "sparse"):
+        assert getattr(grown, name) == getattr(emb, name), name
     assert grown.weight.requires_grad == (not frozen)
 
-    lm = TiedLM(nn.Embedding(V, D))
+    lm = TiedLM(nn.Embedding(max(V, 1), D))
     lm.grow(k)
-    assert lm.head.weight is lm.embed.weight and lm.head.out_features == V + k
+    assert lm.head.weight is lm.embed.weight and lm.head.out_features == max(V, 1) + k
+
+
+def _tiny_hf_model(kind: str, V: int):
+    """A one-layer ``transformers`` model with a ``[V, 8]`` table, random weights."""
+    from transformers import (
+        BertConfig,
+        BertForMaskedLM,
+        LlamaConfig,
+        LlamaForCausalLM,
+        T5Config,
+        T5ForConditionalGeneration,
+    )
+
+    if kind == "GPT-2":
+        return tiny_gpt2(V)
+    if kind == "BERT":
+        return BertForMaskedLM(BertConfig(vocab_size=V, hidden_size=8, num_hidden_layers=1,
+                                          num_attention_heads=2, intermediate_size=16))
+    if kind == "Llama, untied":
+        return LlamaForCausalLM(LlamaConfig(vocab_size=V, hidden_size=8, intermediate_size=16,
+                                            num_hidden_layers=1, num_attention_heads=2,
+                                            bos_token_id=0, eos_token_id=0,
+                                            tie_word_embeddings=False))
+    return T5ForConditionalGeneration(T5Config(vocab_size=V, d_model=8, d_kv=4, d_ff=16,
+                                               num_layers=1, num_heads=2))
 
 
 @proves("tok-resize-token-embeddings")
 @settings(derandomize=True, database=None, max_examples=8, deadline=None)
-@given(V=st.integers(4, 40), k=st.integers(1, 6), seed=st.integers(0, 2**16))
-def test_plain_pytorch_growth_matches_resize_token_embeddings(V, k, seed):
+@given(V=st.integers(4, 40), k=st.integers(1, 6), seed=st.integers(0, 2**16),
+       kind=st.sampled_from(["GPT-2", "BERT", "Llama, untied", "T5"]))
+@example(V=20, k=3, seed=0, kind="Llama, untied")
+@example(V=20, k=3, seed=0, kind="T5")
+def test_plain_pytorch_growth_matches_resize_token_embeddings(V, k, seed, kind):
     """"Hugging Face's ``resize_token_embeddings`` does the same on its models": for any
-    vocabulary size and number of new tokens, GPT-2's resized table has the old rows bit for bit,
-    new rows within 1e-4 of the mean of the old rows (``grow_embedding``'s), and an output
-    layer that is the same tensor."""
+    vocabulary size and number of new tokens, and for GPT-2, BERT, T5 (tied) and an untied
+    Llama, the resized table has the old rows bit for bit and new rows at the mean of the old
+    rows (``grow_embedding``'s) up to the draw with covariance scaled by 1e-9; a tied output layer
+    is the same tensor as the table, an untied one grows the same way from its own rows."""
     import transformers
 
     transformers.logging.set_verbosity_error()
     torch.manual_seed(seed)
-    gpt2 = tiny_gpt2(V)
-    before = gpt2.get_input_embeddings().weight.detach().clone()
+    model = _tiny_hf_model(kind, V)
+    before = model.get_input_embeddings().weight.detach().clone()
+    head_before = model.get_output_embeddings().weight.detach().clone()
+    tied = model.get_output_embeddings().weight is model.get_input_embeddings().weight
+    assert tied == (kind != "Llama, untied")
     mine = grow_embedding(nn.Embedding.from_pretrained(before.clone()), k).weight
-    theirs = gpt2.resize_token_embeddings(V + k).weight.detach()
+    theirs = model.resize_token_embeddings(V + k).weight.detach()
     assert torch.equal(theirs[:V], before)
-    torch.testing.assert_close(theirs[V:], mine[V:], rtol=0, atol=1e-4)
-    assert gpt2.get_output_embeddings().weight is gpt2.get_input_embeddings().weight
+    spread = before.std().item()  # the draw's std is about sqrt(1e-9) = 3e-5 of the rows'
+    torch.testing.assert_close(theirs[V:], mine[V:], rtol=0, atol=1e-3 * spread)
+    head = model.get_output_embeddings().weight
+    if tied:
+        assert head is model.get_input_embeddings().weight
+    else:
+        head = head.detach()
+        assert head.shape == (V + k, 8) and torch.equal(head[:V], head_before)
+        torch.testing.assert_close(head[V:], head_before.mean(0).expand(k, 8), rtol=0,
+                                   atol=1e-3 * head_before.std().item())
 
 
 @proves("tok-mean-rows-share")
@@ -238,12 +310,28 @@ def test_word2vec_text_round_trips_float32_exactly(vocabulary, D, data):
         path = Path(folder) / "v.vec"
         write_word2vec_text(path, vocabulary, vectors)
         got_words, got = read_word_vectors(path)
-        assert got_words == vocabulary and torch.equal(got, vectors)
+        assert got_words == vocabulary
+        assert torch.equal(got.view(torch.int32), vectors.view(torch.int32))  # bits, -0.0 too
         glove = Path(folder) / "v.txt"
         glove.write_text("".join(path.read_text(encoding="utf-8").splitlines(True)[1:]),
                          encoding="utf-8")
         assert read_word_vectors(glove)[0] == vocabulary
-        assert torch.equal(read_word_vectors(glove)[1], vectors)
+        assert torch.equal(read_word_vectors(glove)[1].view(torch.int32),
+                           vectors.view(torch.int32))
+
+
+def test_a_glove_line_that_looks_like_a_header_is_read_as_a_word(tmp_path):
+    """The corner of "GloVe's files have no such line": a GloVe file of one-number vectors whose
+    first word is a number ("2019 7") looks like a word2vec header; it is one only when its count
+    is the number of lines after it."""
+    glove = tmp_path / "years.txt"
+    glove.write_text("2019 7\n2020 8\n", encoding="utf-8")
+    words, vectors = read_word_vectors(glove)
+    assert words == ["2019", "2020"] and vectors.tolist() == [[7.0], [8.0]]
+    word2vec = tmp_path / "years.vec"
+    word2vec.write_text("2 1\n2019 7\n2020 8\n", encoding="utf-8")
+    w2v_words, w2v_vectors = read_word_vectors(word2vec)  # with a true header: dropped
+    assert w2v_words == words and torch.equal(w2v_vectors, vectors)
 
 
 @proves("tok-alignment")

@@ -39,10 +39,14 @@ def quantize_embedding(table: nn.Embedding, bits: int) -> nn.Module:
     bag (``torch.quint4x2``), because ``nnq.Embedding.from_float`` builds its module with the
     default 8-bit dtype and the 4-bit module it returns cannot look anything up (shown on the
     page). Both compute a row as ``scale[v] * q[v] + offset[v]`` in float32.
-    Raises ``ValueError`` for other widths.
+    Raises ``ValueError`` for other bit widths, and for 4 bits when ``D`` is odd (two entries
+    share a byte; ``nnq.EmbeddingBag.from_float`` would return rows one entry too wide, holding
+    wrong numbers, without an error: shown on the page).
     """
     if bits not in (8, 4):
         raise ValueError(f"bits must be 8 or 4, got {bits}")
+    if bits == 4 and table.embedding_dim % 2:
+        raise ValueError(f"4-bit rows need an even width, got {table.embedding_dim}")
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*quantized tensor creation.*deprecated")
         if bits == 8:
@@ -158,6 +162,33 @@ def main() -> None:
     print(f"\n4-bit nnq.Embedding.from_float: lookup of 2 ids gives {tuple(out.shape)}, "
           f"expected (2, {D})")
     # --8<-- [end:embedding_4bit]
+
+    # --8<-- [start:odd_width]
+    torch.manual_seed(0)
+    odd = torch.randn(4, 5)  # four rows of an odd width: 5 entries
+    bag = nn.EmbeddingBag.from_pretrained(odd, mode="sum")
+    bag.qconfig = float_qparams_weight_only_qconfig_4bit
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        odd_4bit = nnq.EmbeddingBag.from_float(bag)  # no error, no warning...
+    rows = odd_4bit(torch.arange(4), torch.arange(4))  # one id per bag: the rows themselves
+    assert rows.shape == (4, 6)  # ...but rows one entry too wide
+    assert (rows[:, :5] - odd).abs().max() > 1.0  # and not the table's numbers
+    try:
+        torch.ops.quantized.embedding_bag_4bit_prepack(odd)  # the packing op checks the width
+    except RuntimeError as err:
+        assert "multiple of 2" in str(err)
+    else:
+        raise AssertionError("an odd width should be refused by the 4-bit prepack")
+    try:
+        quantize_embedding(nn.Embedding.from_pretrained(odd), 4)  # this file's helper refuses
+    except ValueError:
+        pass
+    else:
+        raise AssertionError("quantize_embedding should refuse an odd width at 4 bits")
+    print(f"\n4-bit nnq.EmbeddingBag.from_float, 5 entries per row: lookup gives"
+          f" {tuple(rows.shape)}, max |error| {(rows[:, :5] - odd).abs().max():.1f}")
+    # --8<-- [end:odd_width]
 
 
 def _with_qconfig(module: nn.Embedding) -> nn.Embedding:

@@ -134,6 +134,9 @@ def main() -> None:
     assert 0.019 < shares["Llama 2 7B"][1] - shares["Llama 2 7B"][0] < 0.02
     assert all(tied_share == share for name, (share, tied_share) in shares.items()
                if name != "Llama 2 7B")  # a tied head adds nothing
+    # the figure's description: about 32, 22, 2 and 11 %, plus 2 % for Llama 2's own head
+    assert [round(100 * share) for share, _ in shares.values()] == [32, 22, 2, 11]
+    assert round(100 * (shares["Llama 2 7B"][1] - shares["Llama 2 7B"][0])) == 2
     # --8<-- [end:tables]
 
     # --8<-- [start:state_dict]
@@ -195,9 +198,21 @@ def main() -> None:
     scores = torch.randn(T)  # one query's scores against T keys
     shifted = alibi[0, 0] - alibi[0, 0, -1]  # the same bias minus a constant: 0 at the last key
     torch.testing.assert_close((scores + alibi[0, 0]).softmax(-1), (scores + shifted).softmax(-1))
-    six = build_alibi_tensor(torch.ones(1, 2), num_heads=6, dtype=torch.float32)[:, 0, 1]
-    formula = torch.tensor([2.0 ** (-8 * (h + 1) / 6) for h in range(6)])
-    assert not torch.allclose(six, formula)  # 6 heads, not a power of two: other slopes
+
+    def slopes_of(H: int) -> torch.Tensor:
+        """BLOOM's slope for each of H heads: the bias at key position 1."""
+        return build_alibi_tensor(torch.ones(1, 2), num_heads=H, dtype=torch.float32)[:, 0, 1]
+
+    def power_of_two_slopes(H: int) -> list[float]:
+        return [2.0 ** (-8 * (h + 1) / H) for h in range(H)]
+
+    for H in (1, 2, 4, 16, 32, 64, 128):  # powers of two (and 8 above): the formula
+        torch.testing.assert_close(slopes_of(H), torch.tensor(power_of_two_slopes(H)))
+    for H in (3, 5, 6, 7, 12, 24):  # other head counts: with c the power of two below H,
+        c = 2 ** int(math.log2(H))  # the c slopes of c heads, then every other slope of 2c heads
+        assert not torch.allclose(slopes_of(H), torch.tensor(power_of_two_slopes(H)))
+        expected = power_of_two_slopes(c) + power_of_two_slopes(2 * c)[0::2][: H - c]
+        torch.testing.assert_close(slopes_of(H), torch.tensor(expected))
     print("ALiBi bias, head 0 (slope 1/2):", alibi[0, 0].tolist())
     # --8<-- [end:alibi]
 
@@ -221,6 +236,9 @@ def main() -> None:
         torch.manual_seed(0)
         model = cls(config)  # real storage, filled by the model's own _init_weights
         stds[name] = std = model.get_input_embeddings().weight.std().item()
+        if name != "T5":  # every table, positions and segments included: N(0, 0.02)
+            for table in (m for m in model.modules() if isinstance(m, nn.Embedding)):
+                assert abs(table.weight.std().item() - config.initializer_range) < 0.003
         rule = (f"N(0, {config.initializer_factor:g}) (initializer_factor)" if name == "T5"
                 else f"N(0, {config.initializer_range}) (initializer_range)")
         print(f"{name:<26}{std:>10.4f}   {rule}")
@@ -234,21 +252,59 @@ def main() -> None:
     assert abs(stds["T5"] - 1.0) < 0.02 and abs(stds["nn.Embedding"] - 1.0) < 0.02
     # --8<-- [end:init]
 
+    # --8<-- [start:no_sqrt]
+    ids = torch.tensor([[5, 6, 7, 8]])
+    positions = torch.arange(4)
+    for name, (cls, config) in small_configs.items():
+        torch.manual_seed(0)
+        model = cls(config).eval()  # eval(): no dropout between the lookup and the first layer
+        table = model.get_input_embeddings()
+        assert type(table) is nn.Embedding  # the plain class, not a scaling subclass
+        with torch.no_grad():
+            if name == "GPT-2":  # token rows plus position rows
+                first = model.transformer(ids, output_hidden_states=True).hidden_states[0]
+                expected = table(ids) + model.transformer.wpe(positions)
+            elif name == "BERT":  # token, position and segment rows, summed, then LayerNorm
+                first = model.bert(ids, output_hidden_states=True).hidden_states[0]
+                e = model.bert.embeddings
+                expected = e.LayerNorm(table(ids) + e.position_embeddings(positions)
+                                       + e.token_type_embeddings(torch.zeros_like(ids)))
+            elif name == "Llama":  # the token rows alone
+                first = model.model(ids, output_hidden_states=True).hidden_states[0]
+                expected = table(ids)
+            else:  # T5's encoder: the token rows alone
+                first = model.encoder(input_ids=ids, output_hidden_states=True).hidden_states[0]
+                expected = table(ids)
+        torch.testing.assert_close(first, expected)  # no sqrt(d_model) factor anywhere
+    print(f"\nno sqrt(d_model) at the input of {', '.join(small_configs)}")
+    # --8<-- [end:no_sqrt]
+
     # --8<-- [start:t5_scale]
-    torch.manual_seed(0)
-    config = small_configs["T5"][1]
-    model = T5ForConditionalGeneration(config).eval()
-    assert model.lm_head.weight is model.shared.weight
-    out = model(input_ids=torch.tensor([[5, 6, 7]]), decoder_input_ids=torch.tensor([[0, 5, 9]]),
-                output_hidden_states=True)
-    h = out.decoder_hidden_states[-1]  # the decoder's output, after its final norm
-    scaled = h * config.d_model**-0.5  # T5 shrinks h before the tied projection...
-    torch.testing.assert_close(out.logits, scaled @ model.shared.weight.T)  # ...then h . row v
-    ratio = out.logits.std().item() / (h @ model.shared.weight.T).std().item()
-    assert math.isclose(ratio, 1 / math.sqrt(config.d_model), rel_tol=1e-4)
-    print(f"\nT5 logits = (h / sqrt({config.d_model})) @ shared.weight.T;"
-          f" logit std {out.logits.std().item():.2f} instead of"
-          f" {(h @ model.shared.weight.T).std().item():.2f}")
+    ids, decoder_ids = torch.tensor([[5, 6, 7]]), torch.tensor([[0, 5, 9]])
+    print()
+    for tie in (None, False):  # the T5Config default, and what T5 v1.1's configs pass
+        kwargs = {} if tie is None else {"tie_word_embeddings": tie}
+        config = T5Config(vocab_size=4000, d_model=64, d_kv=16, d_ff=128, num_layers=1,
+                          num_heads=4, **kwargs)
+        assert config.tie_word_embeddings  # forced to True, whatever was passed...
+        assert config.scale_decoder_outputs == (tie is not False)  # ...this flag decides
+        torch.manual_seed(0)
+        model = T5ForConditionalGeneration(config).eval()
+        assert model.lm_head.weight is model.shared.weight  # tied in both cases
+        out = model(input_ids=ids, decoder_input_ids=decoder_ids, output_hidden_states=True)
+        h = out.decoder_hidden_states[-1]  # the decoder's output, after its final norm
+        unscaled = h @ model.shared.weight.T  # h . row v of the shared table
+        if config.scale_decoder_outputs:  # h shrunk by d_model**-0.5 before the tied projection
+            scaled = (h * config.d_model**-0.5) @ model.shared.weight.T
+            torch.testing.assert_close(out.logits, scaled)
+            ratio = out.logits.std().item() / unscaled.std().item()
+            assert math.isclose(ratio, 1 / math.sqrt(config.d_model), rel_tol=1e-4)
+        else:  # the same tied table, and no scaling
+            torch.testing.assert_close(out.logits, unscaled)
+        call = "T5Config()" if tie is None else "T5Config(tie_word_embeddings=False)"
+        print(f"{call:<36} scale_decoder_outputs={config.scale_decoder_outputs!s:<6}"
+              f"logit std {out.logits.std().item():.2f} (unscaled {unscaled.std().item():.2f})")
+    assert not T5Config(scale_decoder_outputs=False).scale_decoder_outputs  # or set it directly
     # --8<-- [end:t5_scale]
 
     # --8<-- [start:gemma]

@@ -3,8 +3,9 @@
 *Hashing trick*: ids from an open-ended space (user ids, product ids) are mapped into a fixed
 number of rows with a hash, ``row = h(id) mod M``; distinct ids may then share a row (a
 collision). The script measures the share of ids that share their row and compares it with the
-birthday-problem formula. Weinberger et al., "Feature Hashing for Large Scale Multitask Learning"
-(ICML 2009, https://arxiv.org/abs/0902.2206).
+birthday-problem formula. Published in 2009 by Weinberger et al., "Feature Hashing for Large
+Scale Multitask Learning" (ICML 2009, https://arxiv.org/abs/0902.2206), and by Shi et al.,
+"Hash Kernels for Structured Data" (JMLR 10, 2009, https://jmlr.org/papers/v10/shi09a.html).
 
 *Row-wise sharding*: a ``[V, D]`` table is cut into ``k`` blocks of consecutive rows, one per
 device; each id is routed to the shard that owns its row, looked up there, and the rows are put
@@ -42,13 +43,15 @@ def hashed_rows(ids: torch.Tensor, num_rows: int, seed: int = 0) -> torch.Tensor
 
 # --8<-- [start:sharding]
 class RowWiseShardedEmbedding(nn.Module):
-    """A ``[num_embeddings, embedding_dim]`` table split into ``num_shards`` blocks of rows.
+    """A ``[num_embeddings, embedding_dim]`` table split into blocks of consecutive rows.
 
     Shard ``s`` holds rows ``s * rows_per_shard`` up to (not including)
     ``(s + 1) * rows_per_shard``, with ``rows_per_shard = ceil(num_embeddings / num_shards)``;
-    the last shard may be shorter. ``forward(ids)`` takes int64 ids of any shape and returns
-    ``(*ids.shape, embedding_dim)`` float32, the rows the unsharded table would return. In a real
-    system each shard sits on its own device and the routing is an all-to-all exchange.
+    the last shard may be shorter, and there are ``ceil(num_embeddings / rows_per_shard)``
+    shards, which can be fewer than ``num_shards`` (10 rows asked in 6 shards: 5 shards of 2).
+    ``forward(ids)`` takes int64 ids of any shape and returns ``(*ids.shape, embedding_dim)`` in
+    the table's dtype, the rows the unsharded table would return. In a real system each shard
+    sits on its own device and the routing is an all-to-all exchange.
     """
 
     def __init__(self, table: torch.Tensor, num_shards: int) -> None:
@@ -64,7 +67,7 @@ class RowWiseShardedEmbedding(nn.Module):
         flat = ids.reshape(-1)
         owner = flat // self.rows_per_shard  # which shard holds each id's row
         local = flat % self.rows_per_shard  # the row's index inside its shard
-        out = torch.empty(len(flat), self.embedding_dim)
+        out = torch.empty(len(flat), self.embedding_dim, dtype=self.shards[0].weight.dtype)
         for s, shard in enumerate(self.shards):
             mine = (owner == s).nonzero().flatten()  # positions routed to shard s
             if len(mine):

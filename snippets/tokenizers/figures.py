@@ -50,7 +50,7 @@ def tok_vocab_vs_length(theme: Theme) -> Figure:
                 (words_v, words_n), xytext=(170, 2500), textcoords="data", fontsize=9,
                 color=theme.fg, arrowprops=dict(arrowstyle="->", color=theme.muted))
     ax.set_xlabel("vocabulary size = rows of the embedding table", color=theme.fg)
-    ax.set_ylabel("tokens for the 4.3 KB diary", color=theme.fg)
+    ax.set_ylabel("tokens for the 4.3 KB diary", color=theme.fg)  # 4,337 characters
     top = ax.secondary_xaxis("top", functions=(lambda v: v * EMBEDDING_DIM,
                                                lambda p: p / EMBEDDING_DIM))
     top.set_xlabel(f"table parameters at embedding_dim = {EMBEDDING_DIM}", color=theme.fg)
@@ -62,6 +62,9 @@ def tok_vocab_vs_length(theme: Theme) -> Figure:
     leg = ax.legend(frameon=False, fontsize=9)
     for text in leg.get_texts():
         text.set_color(theme.fg)
+    # The ranges the page's description gives: y about 900 to 2,700, x about 10 to 680.
+    assert tuple(round(y, -2) for y in ax.get_ylim()) == (900, 2700)
+    assert tuple(round(x, -1) for x in ax.get_xlim()) == (10, 680)
     return fig
 
 
@@ -82,6 +85,8 @@ def tok_grown_table(theme: Theme) -> Figure:
 
     def labels(t: torch.Tensor) -> list[list[str]]:
         return [[f"{x:+.2f}" for x in row] for row in t.tolist()]
+
+    assert labels(new[6:]) == [["-0.05", "+0.61", "+0.31"]] * 2  # as the page describes them
 
     fig, ax = new_diagram(theme, 8.0, 5.0)
     draw_grid(ax, 0, 8, labels(old), theme, fontsize=7)

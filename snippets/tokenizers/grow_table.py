@@ -27,23 +27,32 @@ def grow_embedding(emb: nn.Embedding, new_rows: int) -> nn.Embedding:
     """A new ``nn.Embedding`` with ``new_rows`` rows appended to ``emb``'s table.
 
     ``emb.weight``: ``[V, D]``, any floating dtype. The result's weight is ``[V + new_rows, D]``
-    with the same dtype, device, ``padding_idx`` and ``requires_grad``; rows ``:V`` are a bit-for-
-    bit copy of ``emb.weight`` and each new row is the mean of the old rows (computed in float32).
-    ``emb`` is left unchanged. Raises ``ValueError`` if ``new_rows`` is negative.
+    with the same dtype, device, ``padding_idx``, ``max_norm``, ``norm_type``,
+    ``scale_grad_by_freq``, ``sparse`` and ``requires_grad``; rows ``:V`` are a bit-for-bit copy
+    of ``emb.weight`` and each new row is the mean of the old rows, computed in float32 at least
+    (float64 for a float64 table) and rounded to the table's dtype. ``emb`` is left unchanged.
+    Raises ``ValueError`` if ``new_rows`` is negative, or positive for a table with no rows.
     """
     if new_rows < 0:
         raise ValueError(f"new_rows must be >= 0, got {new_rows}")
     old = emb.weight.detach()
+    if new_rows and not old.shape[0]:
+        raise ValueError("a table with no rows has no mean to start new rows from")
     grown = nn.Embedding(
         old.shape[0] + new_rows,
         old.shape[1],
         padding_idx=emb.padding_idx,
+        max_norm=emb.max_norm,
+        norm_type=emb.norm_type,
+        scale_grad_by_freq=emb.scale_grad_by_freq,
+        sparse=emb.sparse,
         device=old.device,
         dtype=old.dtype,
     )
+    mean = old.mean(0, dtype=torch.promote_types(old.dtype, torch.float32))
     with torch.no_grad():
         grown.weight[: old.shape[0]] = old  # old rows, bit for bit
-        grown.weight[old.shape[0] :] = old.float().mean(0).to(old.dtype)  # new rows: the mean
+        grown.weight[old.shape[0] :] = mean.to(old.dtype)  # new rows: the mean
     grown.weight.requires_grad_(emb.weight.requires_grad)
     return grown
 

@@ -50,11 +50,15 @@ def read_word_vectors(path: Path) -> tuple[list[str], torch.Tensor]:
     """Read a word2vec text file (``V D`` header) or a GloVe file (no header).
 
     Returns ``(words, vectors)``: ``V`` words in file order and a float32 tensor ``[V, D]``.
-    Raises ``ValueError`` on a line with the wrong number of values or a repeated word.
+    Raises ``ValueError`` for an empty file, a line with the wrong number of values or a
+    repeated word.
     """
     lines = path.read_text(encoding="utf-8").splitlines()
+    if not lines:
+        raise ValueError("the file holds no vectors")
     first = lines[0].split()
-    if len(first) == 2 and all(f.isdigit() for f in first):  # word2vec's header: count, dim
+    if (len(first) == 2 and all(f.isascii() and f.isdigit() for f in first)
+            and int(first[0]) == len(lines) - 1):  # word2vec's header: count (of what follows), dim
         lines = lines[1:]
     words, rows = [], []
     for number, line in enumerate(lines, 1):

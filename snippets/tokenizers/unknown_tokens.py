@@ -9,6 +9,8 @@ loses nothing.
 
 from __future__ import annotations
 
+from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+
 from snippets.tokenizers.train_subwords import (
     DIARY,
     LETTER,
@@ -66,6 +68,24 @@ def main() -> None:
     print(train_bpe(200, lines).encode(text).tokens)  # character-level BPE: [UNK]s
     # --8<-- [end:bytes]
 
+    # --8<-- [start:byte_fallback]
+    # BPE(byte_fallback=True) falls back to byte tokens only if its vocabulary holds them...
+    trained = Tokenizer(models.BPE(unk_token="[UNK]", byte_fallback=True))
+    trained.pre_tokenizer = pre_tokenizers.Whitespace()
+    trained.train_from_iterator(lines, trainers.BpeTrainer(
+        vocab_size=200, special_tokens=["[UNK]"], show_progress=False))
+    assert trained.token_to_id("<0xC3>") is None  # ...and BpeTrainer adds none
+    print(trained.encode("otter ü").tokens)
+    assert trained.encode("otter ü").tokens[-1] == "[UNK]"
+
+    byte_tokens = {f"<0x{b:02X}>": 1 + b for b in range(256)}  # <0x00> ... <0xFF>
+    with_bytes = Tokenizer(models.BPE(vocab={"[UNK]": 0, **byte_tokens, "z": 257}, merges=[],
+                                      unk_token="[UNK]", byte_fallback=True))
+    with_bytes.decoder = decoders.ByteFallback()
+    print(with_bytes.encode("zü").tokens)
+    assert with_bytes.encode("zü").tokens == ["z", "<0xC3>", "<0xBC>"]  # "ü": two UTF-8 bytes
+    assert with_bytes.decode(with_bytes.encode("zü").ids) == "zü"
+    # --8<-- [end:byte_fallback]
 
 
 if __name__ == "__main__":
