@@ -33,7 +33,6 @@ if str(_PROJECT) not in sys.path:
     sys.path.insert(0, str(_PROJECT))
 
 from scripts.article_notebooks import ArticleNotebook, article_notebook  # noqa: E402
-from scripts.hooks import kept  # noqa: E402
 from scripts.markdown_model import includes_in  # noqa: E402
 
 #: The nav section whose pages become notebooks.
@@ -112,7 +111,7 @@ def on_files(files: Files, *, config: MkDocsConfig) -> Files:
     for page in articles(config.nav or []):
         folder = page.removesuffix(".md")
         digest = sources_digest(root, page)
-        for name, content in _kept_converted(page, config.site_url or "/", root, digest).items():
+        for name, content in converted(page, config.site_url or "/", root, digest).items():
             files.append(File.generated(config, f"{folder}/{name}", content=content))
             _DOWNLOADS[page] = name
     return files
@@ -146,7 +145,3 @@ def on_page_content(html: str, *, page: Page, config: MkDocsConfig, files: Files
                           "download box")
     end += len("</h1>")
     return html[:end] + download_box(name) + html[end:]
-
-
-# The copy imported by name, whose memo lasts across mkdocs serve rebuilds (see kept).
-_kept_converted = kept("scripts.hooks.article_notebooks", "converted", globals())

@@ -34,7 +34,6 @@ import json
 import logging
 import posixpath
 import re
-import sys
 from html import unescape
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -44,11 +43,6 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
-
-_PROJECT = str(Path(__file__).resolve().parents[2])
-if _PROJECT not in sys.path:
-    sys.path.insert(0, _PROJECT)  # MkDocs loads hooks by file path
-from scripts.hooks import kept  # noqa: E402
 
 log = logging.getLogger("mkdocs.hooks.notebooks")
 
@@ -178,7 +172,7 @@ def on_page_content(html: str, *, page: Page, config: MkDocsConfig, files: Files
     if metadata.get("description"):
         page.meta["description"] = metadata["description"]
     _NOTEBOOK_PAGES.append(Path(page.file.abs_dest_path).relative_to(config.site_dir).as_posix())
-    return _kept_notebook_page(html, page.file.src_uri, data)
+    return notebook_page(html, page.file.src_uri, data)
 
 
 def on_pre_build(config: MkDocsConfig) -> None:
@@ -242,7 +236,3 @@ def on_post_build(config: MkDocsConfig) -> None:
     for dest in _NOTEBOOK_PAGES:
         for problem in broken_links(Path(config.site_dir), dest):
             log.warning("notebook page %s: broken link %s", dest, problem)
-
-
-# The copy imported by name, whose memo lasts across mkdocs serve rebuilds (see kept).
-_kept_notebook_page = kept("scripts.hooks.notebooks", "notebook_page", globals())

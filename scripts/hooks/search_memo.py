@@ -24,15 +24,8 @@ from __future__ import annotations
 import copy
 import json
 import logging
-import sys
-from pathlib import Path
 
 from mkdocs.config.defaults import MkDocsConfig
-
-_PROJECT = str(Path(__file__).resolve().parents[2])
-if _PROJECT not in sys.path:
-    sys.path.insert(0, _PROJECT)  # MkDocs loads hooks by file path
-from scripts.hooks import kept  # noqa: E402
 
 log = logging.getLogger("mkdocs.hooks.search_memo")
 
@@ -97,14 +90,10 @@ def on_pre_build(config: MkDocsConfig) -> None:
     index in ``on_config``, which runs before any ``on_pre_build``)."""
     plugin = next((config.plugins[n] for n in PLUGIN_NAMES if n in config.plugins), None)
     index = getattr(plugin, "search_index", None)
-    if index is None or not _KEPT.wrap(index):
+    if index is None or not MEMORY.wrap(index):
         log.debug("search_memo: no Material 9 search index found; every page is parsed")
 
 
 def on_post_build(config: MkDocsConfig) -> None:
     """Forget pages that are gone or changed (MkDocs event)."""
-    _KEPT.forget_unused()
-
-
-# The copy imported by name, whose memo lasts across mkdocs serve rebuilds (see kept).
-_KEPT = kept("scripts.hooks.search_memo", "MEMORY", globals())
+    MEMORY.forget_unused()

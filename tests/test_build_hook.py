@@ -1,0 +1,57 @@
+"""``scripts/hooks/build.py`` is the one hook ``mkdocs.yml`` names, and it runs every build step of
+the package: each event function (``on_<event>``) of each module of ``scripts/hooks/`` appears,
+once, in the list of the event that MkDocs calls it for."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+
+import yaml
+
+from scripts.hooks import build
+from scripts.markdown_model import ROOT
+
+#: Each list of build.py and the MkDocs event it serves.
+LISTS = {"CONFIG": "on_config", "PRE_BUILD": "on_pre_build", "FILES": "on_files", "NAV": "on_nav",
+         "PRE_PAGE": "on_pre_page", "PAGE_MARKDOWN": "on_page_markdown",
+         "PAGE_CONTENT": "on_page_content", "ENV": "on_env", "POST_BUILD": "on_post_build",
+         "BUILD_ERROR": "on_build_error"}
+
+
+def step_functions() -> dict[str, set[str]]:
+    """Event name -> ``module.function`` of every ``on_*`` function in ``scripts/hooks/*.py``
+    other than build.py."""
+    found: dict[str, set[str]] = {}
+    for path in sorted((ROOT / "scripts" / "hooks").glob("*.py")):
+        if path.stem in ("__init__", "build"):
+            continue
+        module = importlib.import_module(f"scripts.hooks.{path.stem}")
+        for name, fn in vars(module).items():
+            own = inspect.isfunction(fn) and fn.__module__ == module.__name__
+            if name.startswith("on_") and own:
+                found.setdefault(name, set()).add(f"{path.stem}.{name}")
+    return found
+
+
+def listed() -> dict[str, list[str]]:
+    """Event name -> ``module.function`` of the steps build.py lists for it, in order."""
+    return {event: [f"{fn.__module__.rsplit('.', 1)[1]}.{fn.__name__}"
+                    for fn in getattr(build, name)]
+            for name, event in LISTS.items()}
+
+
+def test_mkdocs_yml_names_build_py_alone():
+    text = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    hooks = yaml.load(text, Loader=yaml.Loader)["hooks"]  # the file holds python tags
+    assert hooks == ["scripts/hooks/build.py"]
+
+
+def test_every_step_of_every_module_runs_once_in_its_event():
+    steps, runs = step_functions(), listed()
+    for event in LISTS.values():
+        assert sorted(runs[event]) == sorted(steps.get(event, set())), event
+        assert len(runs[event]) == len(set(runs[event])), f"{event}: a step listed twice"
+    assert set(steps) <= set(LISTS.values()), f"events build.py does not handle: {set(steps)}"
+    for event in LISTS.values():  # build.py answers every event it lists steps for
+        assert callable(getattr(build, event))
