@@ -13,6 +13,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import material
+import pytest
 from bs4 import BeautifulSoup
 
 from scripts.markdown_model import ROOT
@@ -241,3 +242,33 @@ def test_every_code_block_states_its_line_count(site):
                                 f"{pre.get_text()[:60]!r}")
     assert blocks > 100, f"only {blocks} code blocks found: is the selector still right?"
     assert not problems, "\n".join(problems)
+
+
+def test_the_short_answer_comes_first_on_every_article(site):
+    """Under an article's title: at most the one compact line of page facts (download link,
+    torch matrix), then the short answer. No box above it."""
+    for page in nav_pages("Articles"):
+        article = parsed(html_of(site, page)).article
+        title = article.find("h1")
+        following = [el for el in title.find_next_siblings() if el.name]
+        facts = following[0]
+        assert facts.name == "p" and facts.get("class") == ["page-facts"], (page, str(facts)[:200])
+        assert facts.select_one(".nb-download a[download]"), f"{page}: no download link"
+        assert facts.select_one(".torch-matrix"), f"{page}: no torch matrix status"
+        answer = following[1]
+        assert answer.name == "p" and answer.get_text().startswith("Short answer."), (
+            page, str(answer)[:200])
+
+
+def test_page_facts_share_one_line():
+    from scripts.hooks.page_facts import SEPARATOR, add_fact
+
+    page = "<h1>T</h1><p>Answer.</p>"
+    once = add_fact(page, "<b>verified</b>")
+    assert once == '<h1>T</h1><p class="page-facts"><b>verified</b></p><p>Answer.</p>'
+    both = add_fact(once, "<a>notebook</a>", first=True)
+    assert both == ('<h1>T</h1><p class="page-facts"><a>notebook</a>' + SEPARATOR
+                    + "<b>verified</b></p><p>Answer.</p>")
+    assert add_fact(both, "<i>last</i>").count('class="page-facts"') == 1
+    with pytest.raises(ValueError, match="no '# title'"):
+        add_fact("<p>no title</p>", "x")

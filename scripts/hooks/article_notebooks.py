@@ -33,6 +33,7 @@ if str(_PROJECT) not in sys.path:
     sys.path.insert(0, str(_PROJECT))
 
 from scripts.article_notebooks import ArticleNotebook, article_notebook  # noqa: E402
+from scripts.hooks.page_facts import add_fact  # noqa: E402
 from scripts.markdown_model import includes_in  # noqa: E402
 
 #: The nav section whose pages become notebooks.
@@ -117,31 +118,25 @@ def on_files(files: Files, *, config: MkDocsConfig) -> Files:
     return files
 
 
-def download_box(name: str) -> str:
-    """The HTML of the box linking to the download ``name``: the notebook's file name
-    (``x.ipynb``) or its zip's (``x.zip``), which contain no character HTML escapes."""
+def download_fact(name: str) -> str:
+    """The link to the download ``name`` for the line under the page's title (an HTML fragment):
+    the notebook's file name (``x.ipynb``) or its zip's (``x.zip``), which contain no character
+    HTML escapes."""
     link = f'<a download="" href="{name}">{name}</a>'
     if name.endswith(".zip"):
-        text = (f"Download this article as a notebook, with the data it reads: {link} "
-                "(unzip it and open the notebook inside).")
-    else:
-        text = f"Download this article as a notebook: {link}."
-    return ('<div class="admonition tip nb-download"><p class="admonition-title">Run it yourself'
-            f"</p><p>{text}</p></div>")
+        return (f'<span class="nb-download">Run it yourself: {link} (this article as a notebook, '
+                "with the data it reads)</span>")
+    return f'<span class="nb-download">Run it yourself: {link} (this article as a notebook)</span>'
 
 
 def on_page_content(html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
-    """Put the download box under each article's title, its first ``</h1>`` (MkDocs event).
-
-    A string insertion, not a parse: the page is Markdown's output, whose first ``</h1>`` closes
-    the title. Raises ``PluginError`` if an article has no ``<h1>``.
-    """
+    """Put the download link first in the line under each article's title
+    (:func:`scripts.hooks.page_facts.add_fact`). Raises ``PluginError`` if an article has no
+    ``<h1>``."""
     name = _DOWNLOADS.get(page.file.src_uri)
     if not name:
         return html
-    end = html.find("</h1>")
-    if end < 0:
-        raise PluginError(f"{page.file.src_uri}: an article needs a '# title' heading for its "
-                          "download box")
-    end += len("</h1>")
-    return html[:end] + download_box(name) + html[end:]
+    try:
+        return add_fact(html, download_fact(name), first=True)
+    except ValueError as error:
+        raise PluginError(f"{page.file.src_uri}: {error}") from error

@@ -17,8 +17,9 @@ For every page whose source is an ``.ipynb`` this hook:
   outputs get the same markup plus the class ``nb-output`` (styled in ``extra.css``);
 * turns nbconvert's heading anchors into Material's ``headerlink`` permalinks, and drops the
   ``tabindex`` that makes every cell a keyboard stop;
-* puts a download box under the title: the notebook itself (copied next to the page by the
-  plugin's ``include_source``) and every file in the ``data/`` folder beside it;
+* puts download links in the line under the title (``page_facts.py``): the notebook itself
+  (copied next to the page by the plugin's ``include_source``) and every file in the ``data/``
+  folder beside it;
 * takes the page's meta description from the notebook's ``metadata.description``, if set.
 
 After the build it checks every relative ``href`` and ``src`` of every notebook page, download
@@ -30,10 +31,12 @@ own link validation only sees Markdown pages).
 from __future__ import annotations
 
 import functools
+import html as html_module
 import json
 import logging
 import posixpath
 import re
+import sys
 from html import unescape
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -43,6 +46,11 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
+
+_PROJECT = str(Path(__file__).resolve().parents[2])
+if _PROJECT not in sys.path:
+    sys.path.insert(0, _PROJECT)  # a test loads this file alone, by path
+from scripts.hooks.page_facts import add_fact  # noqa: E402
 
 log = logging.getLogger("mkdocs.hooks.notebooks")
 
@@ -86,7 +94,7 @@ def restyle(html: str, src_uri: str) -> str:
 
 
 def _restyled(html: str, src_uri: str) -> BeautifulSoup:
-    """:func:`restyle`, as a parsed tree (the hook adds its download box before serialising)."""
+    """:func:`restyle`, as a parsed tree."""
     soup = BeautifulSoup(html, "html.parser")
     for style in soup.find_all("style"):
         style.decompose()
@@ -112,51 +120,39 @@ def _restyled(html: str, src_uri: str) -> BeautifulSoup:
     return soup
 
 
-def _download_box(soup: BeautifulSoup, src_uri: str, data: tuple[tuple[str, str], ...]) -> None:
-    """Insert, after the page's first heading, links to the notebook and to its data files.
+def download_fact(src_uri: str, data: tuple[tuple[str, str], ...]) -> str:
+    """The links to the notebook and its data files, for the line under the page's title (an
+    HTML fragment, :func:`scripts.hooks.page_facts.add_fact`).
 
     ``src_uri`` is the notebook's (``notebooks/x.ipynb``); ``data`` is one ``(href, label)`` per
-    data file, in order. Raises ``PluginError`` if the notebook has no level-1 heading to put the
-    box under.
+    data file, in order.
     """
-    notebook = posixpath.basename(src_uri)
-    box = soup.new_tag("div", attrs={"class": "admonition tip nb-download"})
-    title = soup.new_tag("p", attrs={"class": "admonition-title"})
-    title.string = "Run it yourself"
-    text = soup.new_tag("p")
-    text.append("Download the notebook, ")
-    link = soup.new_tag("a", href=notebook, download="")
-    link.string = notebook
-    text.append(link)
-    for n, (href, label) in enumerate(data):
-        text.append(", and its data, " if n == 0 else ", ")
-        data_link = soup.new_tag("a", href=href, download="")
-        data_link.string = label
-        text.append(data_link)
-    text.append(" (keep data/ beside the notebook)." if data else ".")
-    box.extend([title, text])
-    heading = soup.find("h1")
-    if heading is None:
-        raise PluginError(f"notebook {src_uri} has no '# title' heading")
-    heading.insert_after(box)
+    notebook = html_module.escape(posixpath.basename(src_uri))
+    text = f'Run it yourself: <a download="" href="{notebook}">{notebook}</a>'
+    if data:
+        links = ", ".join(f'<a download="" href="{html_module.escape(href)}">'
+                          f"{html_module.escape(label)}</a>" for href, label in data)
+        text += f" and its data, {links} (keep data/ beside the notebook)"
+    return f'<span class="nb-download">{text}</span>'
 
 
 @functools.lru_cache(maxsize=16)
 def notebook_page(html: str, src_uri: str, data: tuple[tuple[str, str], ...]) -> str:
-    """The notebook page body ``html`` restyled (:func:`restyle`) with its download box (see
-    :func:`_download_box` for ``src_uri`` and ``data``).
+    """The notebook page body ``html`` restyled (:func:`restyle`) with its download links (see
+    :func:`download_fact` for ``src_uri`` and ``data``).
 
     Remembered for the process: ``mkdocs serve`` rebuilds every page after any edit, and the
     executed notebook's HTML comes unchanged from ``.cache/notebooks/``; parsing it again was
     most of a rebuild's time spent on notebook pages. Raises ``PluginError`` as those do.
     """
-    soup = _restyled(html, src_uri)
-    _download_box(soup, src_uri, data)
-    return str(soup)
+    try:
+        return add_fact(str(_restyled(html, src_uri)), download_fact(src_uri, data), first=True)
+    except ValueError as error:
+        raise PluginError(f"notebook {src_uri}: {error}") from error
 
 
 def on_page_content(html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
-    """Restyle a notebook page and add its download box (MkDocs event).
+    """Restyle a notebook page and add its download links (MkDocs event).
 
     The data files are the site's files under a ``data/`` folder beside the notebook.
     """

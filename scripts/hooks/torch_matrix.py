@@ -3,9 +3,10 @@
 It reads the torch matrix's record (``snippets/data/torch_matrix.json``, written by
 ``python -m scripts.torch_matrix`` here or by the GitHub workflow ``torch-matrix.yml``) and adds
 
-* under the page's title, one line: the releases on which every check of the page passed and,
-  where checks of the page changed since the matrix ran, "not yet run on 2.14.1 and 2.13.0:
-  N checks changed since the last matrix run", linking to the list at the end of the page;
+* in the line under the page's title (:mod:`scripts.hooks.page_facts`): the releases on which
+  every check of the page passed and, where checks of the page changed since the matrix ran,
+  "not yet run on 2.14.1 and 2.13.0: N checks changed since the last matrix run", linking to the
+  list at the end of the page;
 * after a block that fails on a covered release, a note at that block saying what it does
   there instead ("prints … where the page shows …", or the error it raises);
 * at the end of the page, the list of the checks not yet run, or failing, per release.
@@ -38,6 +39,11 @@ from pathlib import Path
 
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.pages import Page
+
+_PROJECT = str(Path(__file__).resolve().parents[2])
+if _PROJECT not in sys.path:
+    sys.path.insert(0, _PROJECT)  # a test loads this file alone, by path
+from scripts.hooks.page_facts import add_fact  # noqa: E402
 
 log = logging.getLogger("mkdocs.hooks.torch_matrix")
 
@@ -214,7 +220,8 @@ def in_readers_terms(message: str) -> str:
 
 
 def verified_line(state: Status) -> str:
-    """The one line under a page's title (HTML)."""
+    """What the page's facts line under its title says of the torch matrix (an HTML fragment,
+    :func:`scripts.hooks.page_facts.add_fact`)."""
     n = len(state.checks)
     parts = []
     if state.passed:
@@ -229,8 +236,8 @@ def verified_line(state: Status) -> str:
         parts.append(f'<a href="#{DETAILS_ID}">not yet run on {release_list(releases)}: '
                      f"{_count(len(pending))} changed since the last matrix run</a>")
     dates = sorted({e["date"] for e in _record["releases"].values()})
-    return (f'<p class="torch-matrix">{"; ".join(parts)} (torch matrix of '
-            f'{", ".join(dates)}, on a CPU).</p>')
+    return (f'<span class="torch-matrix">{"; ".join(parts)} (torch matrix of '
+            f'{", ".join(dates)}, on a CPU)</span>')
 
 
 def details_html(state: Status, sections, anchors) -> str:
@@ -372,7 +379,8 @@ def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, files) 
 
 
 def on_page_content(html_: str, *, page: Page, config: MkDocsConfig, files) -> str:
-    """Add the page's line after its heading and its list at the end; fill the claims table."""
+    """Add what the matrix says of the page to the line under its title, and its list at the
+    end; fill the claims table."""
     if not _record.get("releases"):
         return html_.replace(CLAIMS_MARKER, "")
     checks = page_checks(page.file.src_uri, _root)
@@ -383,9 +391,6 @@ def on_page_content(html_: str, *, page: Page, config: MkDocsConfig, files) -> s
     state = status(checks)
     sections = _sections(Path(page.file.abs_src_path)) if page.file.src_uri.endswith(".md") else []
     html_ += details_html(state, sections, _anchors(page))
-    line = verified_line(state)
-    end = html_.find("</h1>")
-    if end < 0:
-        return line + html_
-    end += len("</h1>")
-    return html_[:end] + line + html_[end:]
+    if "</h1>" not in html_:
+        return html_
+    return add_fact(html_, verified_line(state))
