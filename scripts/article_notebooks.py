@@ -64,6 +64,8 @@ INLINE_MATH = re.compile(r"`#!math\s+([^`]+)`")
 #: A Markdown link or image target: ``](target)`` (no spaces, as the pages write them).
 LINK = re.compile(r"\]\((?P<target>[^)\s]+)\)")
 COMMENT = re.compile(r"^\s*<!--.*-->\s*$")
+#: An image alone on its line, with an optional attribute list (``{ loading=lazy }``).
+FIGURE = re.compile(r"^(?P<image>\s*!\[[^\]]*\]\([^)\s]+\))\s*(?:\{[^}]*\})?\s*$")
 FRONT_MATTER = re.compile(r"\A---\n(?P<yaml>.*?)\n---\n", re.S)
 
 
@@ -134,7 +136,12 @@ def _absolute(target: str, page: str, site_url: str) -> str:
 
 def _prose(line: str, page: str, site_url: str) -> str | None:
     """One line of prose as the notebook shows it, or None to leave it out."""
-    if COMMENT.match(line) or line.rstrip().endswith("#only-dark)"):
+    figure = FIGURE.match(line)
+    if figure:  # the light variant stands for both; its attribute list is the site's
+        if figure["image"].endswith("#only-dark)"):
+            return None
+        line = figure["image"]
+    if COMMENT.match(line):
         return None
     if line.strip() == "///":
         return None

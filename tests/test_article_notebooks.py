@@ -199,8 +199,8 @@ def _project(tmp_path: Path) -> Path:
         'torch.zeros(1, device="cuda")\n```\n\n'
         '```python title="snippets/demo/count.py — count again"\n'
         '--8<-- "snippets/demo/count.py:count"\n```\n\n'
-        "![light](figures/page/f-light.svg#only-light)\n"
-        "![dark](figures/page/f-dark.svg#only-dark)\n\n"
+        "![light](figures/page/f-light.svg#only-light){ loading=lazy }\n"
+        "![dark](figures/page/f-dark.svg#only-dark){ loading=lazy }\n\n"
         "```math\na = b\n```\n"
     )
     return root

@@ -67,15 +67,21 @@ PAGES = nav_pages()
 TIMEOUT_MS = 30_000
 
 #: Waits until every ``<img>`` has finished loading or failed, then describes each one.
+#: Every image of the page: the shown ones are loaded first (a lazy one is made eager), and each
+#: says whether the browser fetched its file (the resource timings, which name every request).
 IMAGES_JS = """async () => {
   const imgs = [...document.images];
-  await Promise.all(imgs.map(i => i.complete ? null : new Promise(r => {
+  const shown = imgs.filter(i => i.getClientRects().length > 0);
+  shown.forEach(i => { if (i.loading === "lazy") i.loading = "eager"; });
+  await Promise.all(shown.map(i => i.complete ? null : new Promise(r => {
     i.addEventListener("load", r, {once: true});
     i.addEventListener("error", r, {once: true});
   })));
+  const fetched = new Set(performance.getEntriesByType("resource").map(e => e.name.split("#")[0]));
   return imgs.map(i => ({src: i.getAttribute("src"), width: i.naturalWidth,
                          alt: (i.getAttribute("alt") || "").trim(),
-                         inFigure: i.closest("figure") !== null}));
+                         inFigure: i.closest("figure") !== null,
+                         shown: shown.includes(i), fetched: fetched.has(i.src.split("#")[0])}));
 }"""
 
 
@@ -207,12 +213,22 @@ def reader(browser, base_url):
     profile.close()
 
 
+def displayed(image) -> bool:
+    """Whether the palette's CSS shows ``image`` (a Playwright locator): not ``display: none``.
+    Playwright's ``is_visible`` would also say no for a lazy image not loaded yet (no box)."""
+    return image.evaluate("i => getComputedStyle(i).display !== 'none'")
+
+
 def check_images(visit: Visit) -> list[dict]:
-    """Record an image that did not load, or a figure image without alt text; return all images."""
+    """Record a shown image that did not load, a hidden one that was downloaded all the same (the
+    other palette's figure, which ``{ loading=lazy }`` keeps from being fetched), or a figure
+    image without alt text; return all images."""
     images = visit.page.evaluate(IMAGES_JS)
     for img in images:
-        if img["width"] <= 0:
+        if img["shown"] and img["width"] <= 0:
             visit.problems.append(f"image did not load: {img['src']}")
+        if not img["shown"] and img["fetched"]:  # the other palette's figure: a lazy image
+            visit.problems.append(f"hidden image downloaded: {img['src']}")
         if img["inFigure"] and not img["alt"]:
             visit.problems.append(f"figure image without alt text: {img['src']}")
     return images
@@ -286,8 +302,8 @@ def test_page_in_a_real_browser(page, reader, base_url, screenshots):
     dark = tab.locator('img[src*="#only-dark"]')
     assert light.count() == dark.count(), f"{page}: light and dark figures do not pair up"
     for i in range(light.count()):
-        assert light.nth(i).is_visible(), f"{page}: light figure {i} hidden in light mode"
-        assert dark.nth(i).is_hidden(), f"{page}: dark figure {i} shown in light mode"
+        assert displayed(light.nth(i)), f"{page}: light figure {i} hidden in light mode"
+        assert not displayed(dark.nth(i)), f"{page}: dark figure {i} shown in light mode"
     # Every code block gets Material's copy button ("content.code.copy"), except the ones
     # marked `no-copy` (notebook outputs).
     blocks = tab.locator(".md-typeset .highlight:not(.no-copy) pre").filter(visible=True)
@@ -315,8 +331,8 @@ def test_page_in_a_real_browser(page, reader, base_url, screenshots):
     tab.locator('label[title="Switch to dark mode"]').click()
     tab.wait_for_selector('body[data-md-color-scheme="slate"]')
     for i in range(dark.count()):
-        assert dark.nth(i).is_visible(), f"{page}: dark figure {i} hidden in dark mode"
-        assert light.nth(i).is_hidden(), f"{page}: light figure {i} shown in dark mode"
+        assert displayed(dark.nth(i)), f"{page}: dark figure {i} hidden in dark mode"
+        assert not displayed(light.nth(i)), f"{page}: light figure {i} shown in dark mode"
     if screenshots is not None:
         tab.screenshot(path=screenshots / f"{page_slug(page)}-dark.png", full_page=True)
 
@@ -354,6 +370,8 @@ def test_the_browser_checks_catch_what_they_claim_to(browser, tmp_path):
         '<figure><img src="ok.svg"></figure>'
         '<img src="missing.png" alt="gone">'
         '<img src="https://example.com/remote.png" alt="remote">'
+        '<img src="ok.svg?eager" alt="hidden" style="display: none">'
+        '<img src="ok.svg?lazy" alt="hidden" style="display: none" loading="lazy">'
         "<script>console.error('deliberate')</script>"
     )
     with serve(tmp_path) as url:
@@ -370,5 +388,7 @@ def test_the_browser_checks_catch_what_they_claim_to(browser, tmp_path):
         "HTTP 404: " + url + "missing.png",
         "request to another host (blocked): https://example.com/remote.png",
         "console error: deliberate",
+        "hidden image downloaded: ok.svg?eager",
     ]:
         assert expected in text, f"not flagged: {expected}\n{text}"
+    assert "ok.svg?lazy" not in text, "a hidden lazy image is never fetched"

@@ -118,6 +118,8 @@ def test_figures_come_in_light_and_dark_with_alt_text_and_caption(site):
             assert soup.find("img", src=other), f"{page}: {src} has no matching variant {other}"
             figure = img.find_parent("figure")
             assert figure and figure.find("figcaption"), f"{page}: {src} has no caption"
+            assert img.get("loading") == "lazy", (
+                f"{page}: {src} needs {{ loading=lazy }}, or both palettes' files are downloaded")
 
 
 def test_the_site_builds_strictly_with_a_clean_log(site_build):
