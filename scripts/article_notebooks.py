@@ -40,6 +40,7 @@ from pathlib import Path, PurePosixPath
 import jupytext
 import nbformat
 
+from scripts.hooks.mathml import split_lines
 from scripts.markdown_model import (
     EXPECTED_OUTPUT,
     HEADING,
@@ -385,7 +386,10 @@ class _Converter:
         elif is_include:
             text = "".join(included_text(include, self.root) for include in includes)
             self.out.markdown("\n".join([f"```{lang}", text.rstrip("\n"), "```"]))
-        elif lang == "math":
+        elif lang == "math":  # Jupyter's MathJax breaks lines inside an environment
+            lines = split_lines("\n".join(body))
+            if len(lines) > 1:
+                body = ["\\begin{gathered}", " \\\\\n".join(lines), "\\end{gathered}"]
             self.out.markdown("\n".join(["$$", *body, "$$"]))
         else:
             self.out.markdown("\n".join([f"```{info}", *body, "```"]))

@@ -392,3 +392,33 @@ def test_the_browser_checks_catch_what_they_claim_to(browser, tmp_path):
     ]:
         assert expected in text, f"not flagged: {expected}\n{text}"
     assert "ok.svg?lazy" not in text, "a hidden lazy image is never fetched"
+
+
+#: Display formulas wider than their box (the box scrolls) and the width of the widest line.
+OVERFLOWING_MATH_JS = """() => [...document.querySelectorAll('div.arithmatex')]
+  .filter(d => d.scrollWidth > d.clientWidth + 1)
+  .map(d => `${d.getAttribute('aria-label').slice(0, 60)}: ${d.scrollWidth} px in ${d.clientWidth}`)
+"""
+
+
+def test_every_formula_fits_a_phone(browser, base_url):
+    """At a 360 px wide viewport no display formula is wider than the text column: a long one is
+    written as several lines (``\\\\`` in its fence). Every formula box takes the keyboard's
+    focus, so one that would still scroll can be scrolled without a mouse."""
+    context = browser.new_context(viewport={"width": 360, "height": 740}, color_scheme="light",
+                                  service_workers="block")
+    try:
+        tab = context.new_page()
+        wide = []
+        for page in PAGES:
+            if page.endswith(".ipynb"):
+                continue
+            tab.goto(base_url + page_url_path(page), wait_until="load")
+            wide += [f"{page}: {w}" for w in tab.evaluate(OVERFLOWING_MATH_JS)]
+            boxes = tab.locator("div.arithmatex")
+            for i in range(boxes.count()):
+                assert boxes.nth(i).get_attribute("tabindex") == "0", page
+                assert boxes.nth(i).get_attribute("aria-label"), page
+        assert not wide, "formulas wider than a phone's column:\n" + "\n".join(wide)
+    finally:
+        context.close()

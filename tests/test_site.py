@@ -274,3 +274,15 @@ def test_page_facts_share_one_line():
     assert add_fact(both, "<i>last</i>").count('class="page-facts"') == 1
     with pytest.raises(ValueError, match="no '# title'"):
         add_fact("<p>no title</p>", "x")
+
+
+def test_a_formula_breaks_into_lines_at_top_level_double_backslashes():
+    from scripts.hooks.mathml import math_block, split_lines
+
+    assert split_lines(r"a = b \\ c = \frac{d}{e}") == ["a = b", r"c = \frac{d}{e}"]
+    assert split_lines(r"\begin{pmatrix} 1 \\ 2 \end{pmatrix} \\ x") == [
+        r"\begin{pmatrix} 1 \\ 2 \end{pmatrix}", "x"]
+    assert split_lines(r"x_{a \\ b} = 1") == [r"x_{a \\ b} = 1"]
+    block = math_block("a = 1 \\\\\n b = 2", "math", "arithmatex", {}, None)
+    assert block.count('<math ') == 2 and 'tabindex="0"' in block
+    assert 'aria-label="a = 1 \\\\ b = 2"' in block

@@ -5,6 +5,12 @@ Pages write block math in a ```` ```math ```` fence and inline math as `` `#!mat
 converted by latex2mathml into ``<math>`` elements that browsers render natively (MathML Core),
 so no script and no CDN is needed and a page makes no third-party request for its math.
 
+A block may hold several lines: ``\\`` at the top level of the LaTeX (outside braces and
+environments) ends one, and each line becomes a display ``<math>`` of its own, stacked, centred.
+(latex2mathml turns ``aligned`` into ``<mspace linebreak>``, which MathML Core does not break
+on.) A formula wider than the column scrolls inside its box; the box can take the keyboard's
+focus (``tabindex="0"``, WCAG 2.1.1) and is labelled with the formula's source.
+
 Raises ``PluginError`` at build time when a formula cannot be converted, with the formula.
 """
 
@@ -25,11 +31,33 @@ def _to_mathml(latex: str, display: str) -> str:
         raise PluginError(f"cannot convert math {latex!r}: {type(exc).__name__}: {exc}") from exc
 
 
+def split_lines(latex: str) -> list[str]:
+    r"""The lines of a block formula: ``latex`` cut at each ``\\`` outside braces and
+    ``\begin{…}…\end{…}`` environments, each stripped; empty lines left out."""
+    lines, depth, start, i = [], 0, 0, 0
+    while i < len(latex):
+        if latex.startswith("\\begin{", i) or latex[i] == "{":
+            depth += 1
+        elif latex.startswith("\\end{", i) or latex[i] == "}":
+            depth -= 1
+        if latex.startswith("\\\\", i):
+            if depth == 0:
+                lines.append(latex[start:i])
+                start = i + 2
+            i += 2
+            continue
+        i += 1
+    lines.append(latex[start:])
+    return [line.strip() for line in lines if line.strip()]
+
+
 def math_block(source: str, language: str, class_name: str, options, md, **kwargs) -> str:
-    """superfences formatter: a ```` ```math ```` fence becomes a block ``<math>`` element."""
-    mathml = _to_mathml(source, "block")
-    label = html.escape(source.strip(), quote=True)
-    return f'<div class="arithmatex" role="math" aria-label="{label}">{mathml}</div>'
+    """superfences formatter: a ```` ```math ```` fence becomes a box of block ``<math>``
+    elements, one per line (:func:`split_lines`)."""
+    mathml = "".join(_to_mathml(line, "block") for line in split_lines(source))
+    label = html.escape(" ".join(source.split()), quote=True)
+    return (f'<div class="arithmatex" role="math" tabindex="0" aria-label="{label}">'
+            f"{mathml}</div>")
 
 
 def math_inline(source: str, language: str, class_name: str, md) -> etree.Element:
