@@ -422,3 +422,44 @@ def test_every_formula_fits_a_phone(browser, base_url):
         assert not wide, "formulas wider than a phone's column:\n" + "\n".join(wide)
     finally:
         context.close()
+
+
+#: In print: blocks cut at the margin, code blocks whose lines would wrap, shown code buttons.
+PRINT_PROBLEMS_JS = """() => {
+  const out = [];
+  for (const code of document.querySelectorAll('.md-typeset pre > code')) {
+    if (code.scrollWidth > code.clientWidth + 1) out.push(`cut: ${code.textContent.slice(0, 50)}`);
+    if (!code.closest('.language-python')) continue;
+    const wrapped = code.style.whiteSpace;
+    code.style.whiteSpace = 'pre';  // would any line need to wrap?
+    if (code.scrollWidth > code.clientWidth + 1)
+      out.push(`wraps: ${code.textContent.slice(0, 50)}`);
+    code.style.whiteSpace = wrapped;
+  }
+  for (const math of document.querySelectorAll('div.arithmatex'))
+    if (math.scrollWidth > math.clientWidth + 1)
+      out.push(`formula cut: ${math.getAttribute('aria-label')}`);
+  for (const nav of document.querySelectorAll('.md-code__nav, .md-code__button'))
+    if (getComputedStyle(nav).display !== 'none') { out.push('code buttons printed'); break; }
+  return out;
+}"""
+#: The printable width of an A4 page with Chromium's default margins (CSS px), rounded down.
+PRINT_WIDTH = 700
+
+
+def test_pages_print_whole(browser, base_url):
+    """Printed (print media, the width of an A4 page's text), no page cuts a code block or a
+    formula at the margin, no Python line has to wrap (its indentation would restart at the
+    margin), and the code blocks' buttons are not printed."""
+    context = browser.new_context(viewport={"width": PRINT_WIDTH, "height": 1000},
+                                  service_workers="block")
+    try:
+        tab = context.new_page()
+        tab.emulate_media(media="print")
+        problems = []
+        for page in PAGES:
+            tab.goto(base_url + page_url_path(page), wait_until="load")
+            problems += [f"{page}: {p}" for p in tab.evaluate(PRINT_PROBLEMS_JS)]
+        assert not problems, "\n".join(problems)
+    finally:
+        context.close()

@@ -14,11 +14,16 @@ hang the run). This test fails, naming file and line, on:
 
 from __future__ import annotations
 
+import tomllib
+
 import pytest
 
 from scripts.markdown_model import ROOT, markdown_files, read_fences
 
 FILES = markdown_files()
+#: The longest line of a page's code: ruff's limit for the project's files, which the print
+#: stylesheet sizes code to fit on A4 and Letter pages without wrapping (docs/stylesheets/).
+LINE_LENGTH = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["ruff"]["line-length"]
 
 
 def _problems(path) -> list[str]:
@@ -51,6 +56,10 @@ def _problems(path) -> list[str]:
         elif f.executed_by_codeblocks and f.before.startswith("<!--pytest.mark.skip"):
             if f.skip_reason is None:
                 problems.append(f"{f.where()}: skipped without a reason")
+        if f.python_like:
+            problems += [f"{path.relative_to(ROOT)}:{f.line + k + 1}: {len(line)} characters, over "
+                         f"the {LINE_LENGTH} that fit a printed page (pyproject.toml's line-length)"
+                         for k, line in enumerate(f.body) if len(line) > LINE_LENGTH]
     return problems
 
 
