@@ -286,3 +286,37 @@ def test_a_formula_breaks_into_lines_at_top_level_double_backslashes():
     block = math_block("a = 1 \\\\\n b = 2", "math", "arithmatex", {}, None)
     assert block.count('<math ') == 2 and 'tabindex="0"' in block
     assert 'aria-label="a = 1 \\\\ b = 2"' in block
+
+
+def broken_anchors(site: Path, page: str) -> list[str]:
+    """Links of the built ``page`` (its table of contents and navigation included) to a
+    ``#fragment`` of the same page, or of another page of the site, that has no such id."""
+    path = html_of(site, page)
+    soup = parsed(path)
+    problems = []
+    for a in soup.find_all("a", href=True):
+        href = a["href"]
+        target, _, fragment = href.partition("#")
+        if not fragment or urlparse(href).scheme or href.startswith("//"):
+            continue
+        other = (path.parent / target).resolve() if target else path
+        if other.is_dir():
+            other = other / "index.html"
+        if other.suffix != ".html" or not other.is_file():
+            continue  # a download, or a missing file (the strict build reports those)
+        if parsed(other).find(id=fragment) is None:
+            problems.append(f"{page}: {href}")
+    return sorted(set(problems))
+
+
+def test_every_anchor_and_table_of_contents_link_resolves(site):
+    problems = [p for page in nav_pages() for p in broken_anchors(site, page)]
+    assert not problems, "links to an id the page does not have:\n" + "\n".join(problems)
+
+
+def test_no_table_has_an_empty_header_cell(site):
+    """A header cell names its column or row for a screen reader (WCAG 1.3.1)."""
+    empty = [f"{page}: {th.find_parent('table').get_text(' ', strip=True)[:60]}"
+             for page in nav_pages() for th in parsed(html_of(site, page)).find_all("th")
+             if not th.get_text(strip=True)]
+    assert not empty, "\n".join(empty)

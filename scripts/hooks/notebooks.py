@@ -84,16 +84,18 @@ def _as_code_block(soup: BeautifulSoup, pre, classes: list[str]) -> None:
     pre.parent["class"] = [*classes, "highlight"]
 
 
-def restyle(html: str, src_uri: str) -> str:
+def restyle(html: str, src_uri: str, toc_ids: tuple[str, ...] = ()) -> str:
     """Return the notebook page body ``html`` without its inlined assets, in Material's markup.
 
-    ``src_uri`` (``notebooks/x.ipynb``) names the notebook in errors. Raises ``PluginError`` if
-    the page holds a script that mkdocs-jupyter's template does not add.
+    ``src_uri`` (``notebooks/x.ipynb``) names the notebook in errors. ``toc_ids``, the ids the
+    page's table of contents links to in order, become the headings' ids when there are as many
+    (see :func:`_restyled`). Raises ``PluginError`` if the page holds a script that
+    mkdocs-jupyter's template does not add.
     """
-    return str(_restyled(html, src_uri))
+    return str(_restyled(html, src_uri, toc_ids))
 
 
-def _restyled(html: str, src_uri: str) -> BeautifulSoup:
+def _restyled(html: str, src_uri: str, toc_ids: tuple[str, ...] = ()) -> BeautifulSoup:
     """:func:`restyle`, as a parsed tree."""
     soup = BeautifulSoup(html, "html.parser")
     for style in soup.find_all("style"):
@@ -117,6 +119,15 @@ def _restyled(html: str, src_uri: str) -> BeautifulSoup:
     for anchor in soup.select("a.anchor-link"):
         anchor["class"] = ["headerlink"]
         anchor["title"] = "Permanent link"
+    headings = soup.find_all(["h1", "h2", "h3", "h4", "h5", "h6"], id=True)
+    if toc_ids and len(headings) == len(toc_ids):
+        # mkdocs-jupyter makes the table of contents from a Markdown conversion, whose ids leave
+        # inline code out ("3. `[UNK]` on …" -> "3-on-…"); nbconvert's headings keep it. Each
+        # heading takes the id its entry in the table of contents links to.
+        for heading, new in zip(headings, toc_ids, strict=True):
+            for link in heading.select("a.headerlink"):
+                link["href"] = f"#{new}"
+            heading["id"] = new
     return soup
 
 
@@ -137,7 +148,8 @@ def download_fact(src_uri: str, data: tuple[tuple[str, str], ...]) -> str:
 
 
 @functools.lru_cache(maxsize=16)
-def notebook_page(html: str, src_uri: str, data: tuple[tuple[str, str], ...]) -> str:
+def notebook_page(html: str, src_uri: str, data: tuple[tuple[str, str], ...],
+                  toc_ids: tuple[str, ...] = ()) -> str:
     """The notebook page body ``html`` restyled (:func:`restyle`) with its download links (see
     :func:`download_fact` for ``src_uri`` and ``data``).
 
@@ -146,7 +158,8 @@ def notebook_page(html: str, src_uri: str, data: tuple[tuple[str, str], ...]) ->
     most of a rebuild's time spent on notebook pages. Raises ``PluginError`` as those do.
     """
     try:
-        return add_fact(str(_restyled(html, src_uri)), download_fact(src_uri, data), first=True)
+        return add_fact(str(_restyled(html, src_uri, toc_ids)), download_fact(src_uri, data),
+                        first=True)
     except ValueError as error:
         raise PluginError(f"notebook {src_uri}: {error}") from error
 
@@ -168,7 +181,20 @@ def on_page_content(html: str, *, page: Page, config: MkDocsConfig, files: Files
     if metadata.get("description"):
         page.meta["description"] = metadata["description"]
     _NOTEBOOK_PAGES.append(Path(page.file.abs_dest_path).relative_to(config.site_dir).as_posix())
-    return notebook_page(html, page.file.src_uri, data)
+    return notebook_page(html, page.file.src_uri, data, toc_ids(page.toc))
+
+
+def toc_ids(toc) -> tuple[str, ...]:
+    """The ids a page's table of contents links to, in document order."""
+    found: list[str] = []
+
+    def walk(items) -> None:
+        for item in items:
+            found.append(item.id)
+            walk(item.children)
+
+    walk(toc)
+    return tuple(found)
 
 
 def on_pre_build(config: MkDocsConfig) -> None:
