@@ -15,8 +15,15 @@ block as a CSS custom property, ``<div class="… highlight" style="--code-lines
 ``0.85em`` of the block's). ``tests/test_browser.py`` checks placeholder against real height on
 every page.
 
-It runs on every page's HTML after the notebook hook has turned notebook cells into Material
-code blocks (``hooks:`` order in ``mkdocs.yml``).
+The same step makes each block's ``<code>`` take the keyboard's focus (``tabindex="0"``): a block
+wider than its column scrolls sideways, and a scrolling region must be reachable without a mouse
+(WCAG 2.1.1; axe-core's ``scrollable-region-focusable``). Material's script does this for the
+blocks that overflow, but only once it sets a block up, which ``content.lazy`` defers until the
+block nears the viewport; and which blocks overflow depends on the reader's screen, so every
+block gets it.
+
+It runs on every page's HTML after the notebook step has turned notebook cells into Material
+code blocks (``scripts/hooks/build.py``).
 """
 
 from __future__ import annotations
@@ -37,6 +44,8 @@ BLOCK = re.compile(
     re.S,
 )
 TAG = re.compile(r"<[^>]+>")
+#: The opening of a block's ``<code>`` element, before its attributes (it has none but a class).
+CODE_OPEN = re.compile(r"<code(?=[\s>])(?![^>]*\stabindex=)")
 
 
 def count_lines(pre_html: str) -> int:
@@ -50,11 +59,13 @@ def count_lines(pre_html: str) -> int:
 
 
 def add_line_counts(page_html: str) -> str:
-    """``page_html`` (HTML text) with ``style="--code-lines: N"`` on each code block's ``<div>``."""
+    """``page_html`` (HTML text) with ``style="--code-lines: N"`` on each code block's ``<div>``
+    and ``tabindex="0"`` on its ``<code>``."""
 
     def annotate(match: re.Match) -> str:
         lines = count_lines(match["pre"])
-        return f'{match["open"]} style="--code-lines: {lines}"{match["rest"]}'
+        rest = CODE_OPEN.sub(r'\g<0> tabindex="0"', match["rest"], count=1)
+        return f'{match["open"]} style="--code-lines: {lines}"{rest}'
 
     return BLOCK.sub(annotate, page_html)
 
