@@ -85,3 +85,35 @@ def randn(shape: tuple[int, ...], seed: int, dtype: torch.dtype = torch.float32)
     """Standard normal numbers of ``shape`` and ``dtype`` from a generator seeded with ``seed``."""
     gen = torch.Generator().manual_seed(seed)
     return torch.randn(shape, generator=gen, dtype=torch.float64).to(dtype)
+
+
+#: Every floating dtype a table can have on the CPU: the ones the pages discuss, and float16.
+ALL_TABLE_DTYPES = (torch.float32, torch.float64, torch.bfloat16, torch.float16)
+
+
+def dtype_floats(dtype: torch.dtype, infinities: bool = False,
+                 nan: bool = False) -> st.SearchStrategy[float]:
+    """Numbers representable in ``dtype`` (any of :data:`ALL_TABLE_DTYPES`): subnormals, signed
+    zeros and values near the dtype's max included; ``±inf`` with ``infinities``, NaN with
+    ``nan``."""
+    if dtype == torch.bfloat16:
+        extra = [math.inf, -math.inf] * infinities + [math.nan] * nan
+        finite = finite_floats(torch.bfloat16)
+        return st.one_of(finite, st.sampled_from(extra)) if extra else finite
+    width = {torch.float64: 64, torch.float32: 32, torch.float16: 16}[dtype]
+    return st.floats(width=width, allow_infinity=infinities, allow_nan=nan)
+
+
+@st.composite
+def special_tables(draw, num_embeddings: int, embedding_dim: int, dtype: torch.dtype,
+                   infinities: bool = False, nan: bool = False) -> torch.Tensor:
+    """A ``[num_embeddings, embedding_dim]`` table of ``dtype`` (float16 included): standard
+    normal draws, then up to three entries replaced by :func:`dtype_floats` values (subnormals,
+    ``-0.0``, values near the max; ``±inf`` with ``infinities``, NaN with ``nan``)."""
+    table = draw(tables(num_embeddings, embedding_dim, dtype, special=False))
+    if table.numel():
+        for _ in range(draw(st.integers(0, 3))):
+            row = draw(st.integers(0, num_embeddings - 1))
+            col = draw(st.integers(0, embedding_dim - 1))
+            table[row, col] = draw(dtype_floats(dtype, infinities, nan))
+    return table

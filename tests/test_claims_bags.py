@@ -1,8 +1,11 @@
 """Property tests: ``nn.EmbeddingBag`` against ``nn.Embedding`` plus a reduction, its ``offsets``,
 ``include_last_offset`` and ``per_sample_weights``, and the CSR correspondence, for generated
-bags (ragged, empty, 2-D; int32 and int64 ids; float32 and float64 tables)."""
+bags (ragged, empty, 2-D; int32 and int64 ids; tables of every floating dtype, with special
+values)."""
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import pytest
@@ -14,7 +17,15 @@ from hypothesis import strategies as st
 from torch import nn
 
 from tests.claim_register import proves
-from tests.strategies import id_lists, index_dtypes, randn, seeds, tables
+from tests.strategies import (
+    ALL_TABLE_DTYPES,
+    id_lists,
+    index_dtypes,
+    randn,
+    seeds,
+    special_tables,
+    tables,
+)
 
 dims = st.integers(1, 5)
 modes = st.sampled_from(["sum", "mean", "max"])
@@ -48,31 +59,40 @@ def as_input(groups: list[list[int]], as_2d: bool, dtype: torch.dtype,
     return flat, torch.tensor(offsets, dtype=dtype)
 
 
+def reduce_like_the_bag(emb: nn.Embedding, groups: list[list[int]], mode: str) -> torch.Tensor:
+    """``nn.Embedding`` then each bag's sum, mean or max, in Python: ``[len(groups), D]``."""
+    return torch.stack([
+        REDUCE[mode](emb(torch.tensor(g, dtype=torch.long))) if g else emb.weight[:0].sum(0)
+        for g in groups  # an empty bag: zeros, still attached to the table for backward
+    ])
+
+
 @proves("bag-equals-reduction")
-@given(V=st.integers(1, 10), D=dims, mode=modes, dtype=st.sampled_from([torch.float32,
-       torch.float64]), index_dtype=index_dtypes, last=st.booleans(), sparse=st.booleans(),
-       seed=seeds, data=st.data())
+@given(V=st.integers(1, 10), D=dims, mode=modes, dtype=st.sampled_from(ALL_TABLE_DTYPES),
+       index_dtype=index_dtypes, last=st.booleans(), sparse=st.booleans(), seed=seeds,
+       data=st.data())
 def test_bag_equals_embedding_then_reduction(V, D, mode, dtype, index_dtype, last, sparse, seed,
                                              data):
-    """For every mode, ragged bags with empty ones, or 2-D input: ``nn.EmbeddingBag`` gives each
-    bag the sum, mean or element-wise max of its rows (an empty bag: zeros), and the same weight
-    gradient as ``nn.Embedding`` followed by that reduction (both to the dtype's rounding), also
-    as a sparse gradient (``sparse=True``, sum and mean); ``include_last_offset=True`` with
-    ``len(input)`` appended to the offsets changes nothing."""
+    """For every mode and table dtype, ragged bags with empty ones, or 2-D input, and any table
+    without NaN (subnormals, ``-0.0``, values near the max and ``±inf`` included):
+    ``nn.EmbeddingBag`` gives each bag the sum, mean or element-wise max of its rows (an empty
+    bag: zeros), and the same weight gradient as ``nn.Embedding`` followed by that reduction,
+    also as a sparse gradient (``sparse=True``, sum and mean); ``include_last_offset=True`` with
+    ``len(input)`` appended to the offsets changes nothing. "The same" is to the rounding of the
+    dtype: ``assert_close``'s tolerance for float32 and float64; in float16 and bfloat16, where a
+    repeated id's contributions can cancel, both gradients are within ``(n + 2) · eps`` of the
+    sum of their absolute contributions from the float64 gradient (``n`` lookups)."""
     sparse = sparse and mode != "max"  # max refuses sparse=True (test_sparse_refusals)
-    W = data.draw(tables(V, D, dtype, special=False))
+    W = data.draw(special_tables(V, D, dtype, infinities=True))
     groups, as_2d = data.draw(bags(V))
     ids, offsets = as_input(groups, as_2d, index_dtype, include_last_offset=last and not as_2d)
     bag = nn.EmbeddingBag.from_pretrained(W.clone(), freeze=False, mode=mode, sparse=sparse,
                                           include_last_offset=last and not as_2d)
     emb = nn.Embedding.from_pretrained(W.clone(), freeze=False)
     out = bag(ids, offsets)
-    reference = torch.stack([
-        REDUCE[mode](emb(torch.tensor(g, dtype=torch.long))) if g else emb.weight[:0].sum(0)
-        for g in groups  # an empty bag: zeros, still attached to the table for backward
-    ])
+    reference = reduce_like_the_bag(emb, groups, mode)
     assert out.shape == (len(groups), D) and out.dtype == dtype
-    torch.testing.assert_close(out, reference)
+    torch.testing.assert_close(out, reference, equal_nan=True)  # inf - inf: NaN in both
     up = randn((len(groups), D), seed, dtype)
     out.backward(up)
     reference.backward(up)
@@ -80,7 +100,56 @@ def test_bag_equals_embedding_then_reduction(V, D, mode, dtype, index_dtype, las
     if sparse:
         assert grad.layout == torch.sparse_coo
         grad = grad.to_dense()
-    torch.testing.assert_close(grad, emb.weight.grad)
+    if dtype in (torch.float32, torch.float64):
+        torch.testing.assert_close(grad, emb.weight.grad)
+        return
+    exact = {}
+    for name, upstream in (("grad", up.double()), ("scale", up.double().abs())):
+        emb64 = nn.Embedding.from_pretrained(W.double(), freeze=False)  # W exactly, in float64
+        reduce_like_the_bag(emb64, groups, mode).backward(upstream)
+        exact[name] = emb64.weight.grad
+    n = sum(len(g) for g in groups)
+    bound = (n + 2) * torch.finfo(dtype).eps * exact["scale"] + torch.finfo(dtype).tiny
+    for got in (grad, emb.weight.grad):
+        assert ((got.double() - exact["grad"]).abs() <= bound).all(), (got, exact["grad"])
+
+
+@st.composite
+def tables_with_nan(draw) -> tuple[torch.Tensor, list[list[int]], bool, int | None]:
+    """``(W, bags, as_2d, padding_idx)``: a table of any dtype holding at least one NaN (and maybe
+    ``±inf``, subnormals, ``-0.0``), bags of its ids as :func:`bags` draws them, and a
+    ``padding_idx`` or ``None``."""
+    V, D = draw(st.integers(1, 10)), draw(dims)
+    W = draw(special_tables(V, D, draw(st.sampled_from(ALL_TABLE_DTYPES)), infinities=True,
+                            nan=True))
+    W[draw(st.integers(0, V - 1)), draw(st.integers(0, D - 1))] = math.nan
+    groups, as_2d = draw(bags(V))
+    return W, groups, as_2d, draw(st.none() | st.integers(0, V - 1))
+
+
+@proves("bag-max-nan")
+@example(case=(torch.tensor([[1.0], [math.nan], [3.0]]), [[0, 1, 2]], True, None))  # the page's
+@given(case=tables_with_nan())
+def test_max_keeps_a_nan_only_from_the_first_row(case):
+    """``mode="max"`` with NaN in the table: a column of a bag is NaN exactly when the bag's first
+    row that is not ``padding_idx`` is NaN there; otherwise it is the largest of the other values
+    (``torch.max`` returns NaN as soon as one is present). ``sum`` and ``mean`` give NaN where the
+    reduction by hand does."""
+    W, groups, as_2d, pad = case
+    ids, offsets = as_input(groups, as_2d, torch.long)
+    out = F.embedding_bag(ids, W, offsets, mode="max", padding_idx=pad)
+    for b, g in enumerate(groups):
+        rows = W[[i for i in g if i != pad]]
+        if not len(rows):
+            assert not out[b].any()  # nothing but padding, or empty: zeros
+            continue
+        skipped = torch.where(rows.isnan(), torch.tensor(-math.inf, dtype=W.dtype), rows)
+        expected = torch.where(rows[0].isnan(), rows[0], skipped.max(dim=0).values)
+        torch.testing.assert_close(out[b], expected, equal_nan=True, rtol=0, atol=0)
+    emb = nn.Embedding.from_pretrained(W)
+    for mode in ("sum", "mean"):
+        got = F.embedding_bag(ids, W, offsets, mode=mode)
+        assert torch.equal(got.isnan(), reduce_like_the_bag(emb, groups, mode).isnan())
 
 
 @proves("sparse-refusals")
