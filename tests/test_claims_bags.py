@@ -12,7 +12,7 @@ import pytest
 import scipy.sparse
 import torch
 import torch.nn.functional as F
-from hypothesis import example, given
+from hypothesis import assume, example, given
 from hypothesis import strategies as st
 from torch import nn
 
@@ -276,34 +276,89 @@ def test_per_sample_weights_scale_rows_before_the_sum(V, D, seed, data):
             F.embedding_bag(ids, W, offsets, mode=mode, per_sample_weights=weights)
 
 
+@st.composite
+def csr_matrices(draw, dtype: np.dtype) -> scipy.sparse.csr_matrix:
+    """A SciPy ``csr_matrix`` of ``dtype`` and shape ``[N, V]``: empty rows, and rows whose columns
+    repeat or are out of order (not SciPy's canonical form) included; ``indices`` and ``indptr``
+    as SciPy stores them (int32 here)."""
+    N, V = draw(st.integers(0, 6)), draw(st.integers(1, 10))
+    rows = [draw(st.lists(st.integers(0, V - 1), max_size=6)) for _ in range(N)]
+    values = draw(st.lists(st.integers(-3, 3), min_size=sum(map(len, rows)),
+                           max_size=sum(map(len, rows))))
+    indptr = np.cumsum([0, *map(len, rows)])
+    return scipy.sparse.csr_matrix(
+        (np.array(values, dtype=dtype), np.array([c for r in rows for c in r], dtype=np.int32),
+         indptr.astype(np.int32)), shape=(N, V))
+
+
+def bag_of_csr(X: scipy.sparse.csr_matrix, W: torch.Tensor, weights: bool = True) -> torch.Tensor:
+    """``EmbeddingBag(mode="sum")`` on X's CSR arrays, as they are (views, SciPy's dtypes)."""
+    return F.embedding_bag(torch.from_numpy(X.indices), W, torch.from_numpy(X.indptr),
+                           mode="sum", include_last_offset=True,
+                           per_sample_weights=torch.from_numpy(X.data) if weights else None)
+
+
+def assert_equal_to_rounding(got: torch.Tensor, want: torch.Tensor, scale: torch.Tensor,
+                             terms: int) -> None:
+    """``got`` equals ``want`` to float rounding: the same ``inf`` or NaN where ``want`` is not
+    finite, elsewhere within ``(terms + 2) · eps · scale`` (``scale``: the sum of the absolute
+    values of the terms, so that a sum that cancels is judged by the size of its terms)."""
+    finite = want.isfinite()
+    torch.testing.assert_close(got[~finite], want[~finite], equal_nan=True, rtol=0, atol=0)
+    finfo = torch.finfo(want.dtype)
+    bound = (terms + 2) * finfo.eps * scale.to(want.dtype) + finfo.tiny
+    assert ((got - want).abs()[finite] <= bound[finite]).all(), (got, want)
+
+
+@st.composite
+def csr_cases(draw) -> tuple[scipy.sparse.csr_matrix, torch.Tensor]:
+    """``(X, W)``: a :func:`csr_matrices` ``X`` of float32 or float64 and a ``[V, D]`` table of
+    the same dtype without NaN (``±inf``, subnormals, ``-0.0``, values near the max)."""
+    dtype = draw(st.sampled_from([torch.float32, torch.float64]))
+    X = draw(csr_matrices({torch.float32: np.float32, torch.float64: np.float64}[dtype]))
+    return X, draw(special_tables(X.shape[1], draw(dims), dtype, infinities=True))
+
+
 @proves("csr-correspondence")
-@given(N=st.integers(1, 6), V=st.integers(1, 10), D=dims, density=st.floats(0.0, 1.0),
-       counts=st.booleans(), seed=seeds)
-def test_bag_on_csr_arrays_is_the_sparse_matrix_product(N, V, D, density, counts, seed):
-    """For any SciPy ``csr_matrix`` ``X`` (empty rows included): ``EmbeddingBag(mode="sum")`` on
-    ``indices``, ``offsets=indptr``, ``per_sample_weights=data``, ``include_last_offset=True``
-    equals ``X @ W`` and the bias-free Linear on dense ``X`` (float32 rounding). Summing the rows at
-    a row's indices without the weights is right when every stored entry is 1."""
-    gen = np.random.default_rng(seed)
-    dense = (gen.random((N, V)) < density).astype(np.float32)
-    if counts:
-        dense *= gen.integers(1, 4, size=(N, V)).astype(np.float32)
-    X = scipy.sparse.csr_matrix(dense)
-    W = randn((V, D), seed)
-    bag = F.embedding_bag(torch.from_numpy(X.indices).long(), W,
-                          torch.from_numpy(X.indptr).long(), mode="sum",
-                          per_sample_weights=torch.from_numpy(X.data),
-                          include_last_offset=True)
-    torch.testing.assert_close(bag, torch.from_numpy(X @ W.numpy()))
-    lin = nn.Linear(V, D, bias=False)
+@example(case=(scipy.sparse.csr_matrix(np.array([[2.0, 0.0], [0.0, 0.0]], dtype=np.float32)),
+               torch.tensor([[1.0, -2.0], [math.inf, 3.0]])))  # an inf in a row X never uses
+@given(case=csr_cases())
+def test_bag_on_csr_arrays_is_the_sparse_matrix_product(case):
+    """For any SciPy ``csr_matrix`` ``X`` whose data has the table's dtype (empty rows, repeated
+    and unsorted columns, explicit zeros included) and any table without NaN (``±inf``,
+    subnormals, ``-0.0`` included), as long as no partial sum can overflow:
+    ``EmbeddingBag(mode="sum")`` on ``indices``, ``offsets=indptr``, ``per_sample_weights=data``,
+    ``include_last_offset=True`` equals ``X @ W`` to float rounding, and equals the bias-free Linear
+    on dense ``X`` when ``W`` is finite; an ``inf`` in a row ``X`` never uses makes the Linear's
+    output NaN and leaves the bag as it was. Data of another dtype (SciPy's int64 counts, or the
+    other float width) is refused with RuntimeError. Summing the rows at a row's indices without
+    the weights is right when every stored entry is 1."""
+    X, W = case
+    (N, V), dtype = X.shape, W.dtype
+    finite_W = torch.where(W.isfinite(), W, 0).double().abs().numpy()
+    scale = torch.from_numpy(abs(X).astype(np.float64) @ finite_W)
+    assume((scale <= torch.finfo(dtype).max / 16).all())  # no partial sum overflows, in any order
+    terms = max(np.diff(X.indptr), default=0)
+    bag = bag_of_csr(X, W)
+    assert_equal_to_rounding(bag, torch.from_numpy(X @ W.numpy()), scale, terms)
+    lin = nn.Linear(V, W.shape[1], bias=False, dtype=dtype)
     with torch.no_grad():
         lin.weight.copy_(W.T)
-        torch.testing.assert_close(bag, lin(torch.from_numpy(dense)))
-    ids_only = F.embedding_bag(torch.from_numpy(X.indices).long(), W,
-                               torch.from_numpy(X.indptr).long(), mode="sum",
-                               include_last_offset=True)
+        if W.isfinite().all():
+            assert_equal_to_rounding(bag, lin(torch.from_numpy(X.toarray())), scale, V + terms)
+    unused = sorted(set(range(V)) - set(X.indices.tolist()))
+    if N and unused:
+        W_inf = W.clone()
+        W_inf[unused[0]] = math.inf
+        torch.testing.assert_close(bag_of_csr(X, W_inf), bag, equal_nan=True, rtol=0, atol=0)
+        with torch.no_grad():
+            lin.weight.copy_(W_inf.T)
+            assert lin(torch.from_numpy(X.toarray())).isnan().all()  # 0 · inf in every entry
+    for other in (np.int64, np.float64 if dtype == torch.float32 else np.float32):
+        with pytest.raises(RuntimeError, match="same type"):
+            bag_of_csr(X.astype(other), W)
     if (X.data == 1).all():
-        torch.testing.assert_close(ids_only, bag)
+        torch.testing.assert_close(bag_of_csr(X, W, weights=False), bag, equal_nan=True)
 
 
 INT_DTYPES = [torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8]
