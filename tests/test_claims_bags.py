@@ -212,10 +212,10 @@ def test_a_short_last_offset_gives_three_semantics(case, D, seed):
     release; CPU). With ``include_last_offset=True`` and a last offset below ``len(input)``, the
     ids after it ("trailing") are handled differently by each mode and dtype:
 
-    * float32: ``sum`` leaves them out; ``mean`` leaves them out of the sum but counts them in
-      the divisor; ``max`` includes them. The backward of ``sum`` gives their rows whatever lies
-      in memory after the upstream gradient (read here from a known buffer); ``mean``'s gives them
-      the last bag's gradient share.
+    * float32, bfloat16 and float16: ``sum`` leaves them out; ``mean`` leaves them out of the sum
+      but counts them in the divisor; ``max`` includes them. In float32 (checked), the backward
+      of ``sum`` gives their rows whatever lies in memory after the upstream gradient (read here
+      from a known buffer); ``mean``'s gives them the last bag's gradient share.
     * float64: every mode includes them, forward and backward.
 
     Fails, on purpose, when a release changes any of this: docs/sparsity.md must then change.
@@ -225,11 +225,11 @@ def test_a_short_last_offset_gives_three_semantics(case, D, seed):
     start, end = int(offsets[-2]), int(offsets[-1])
     kept, trailing = ids[start:end], ids[end:]
     everything = ids[start:]
-    for dtype in (torch.float32, torch.float64):
+    for dtype in (torch.float32, torch.bfloat16, torch.float16, torch.float64):
         out = {m: F.embedding_bag(ids, W.to(dtype), offsets, mode=m, include_last_offset=True)[-1]
                for m in ("sum", "mean", "max")}
         Wd = W.to(dtype)
-        if dtype == torch.float32:
+        if dtype != torch.float64:
             torch.testing.assert_close(out["sum"], Wd[kept].sum(0))
             torch.testing.assert_close(out["mean"], Wd[kept].sum(0) / len(everything))
         else:
@@ -361,7 +361,18 @@ def test_bag_on_csr_arrays_is_the_sparse_matrix_product(case):
         torch.testing.assert_close(bag_of_csr(X, W, weights=False), bag, equal_nan=True)
 
 
-INT_DTYPES = [torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8]
+#: Every integer dtype, unsigned ones included (torch promotes uint16, uint32 and uint64 with
+#: nothing but themselves).
+INT_DTYPES = [torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8, torch.uint16,
+              torch.uint32, torch.uint64]
+
+
+def common_dtype(a: torch.dtype, b: torch.dtype) -> torch.dtype | None:
+    """``torch.promote_types(a, b)``, or ``None`` where torch refuses to promote the pair."""
+    try:
+        return torch.promote_types(a, b)
+    except RuntimeError:
+        return None
 
 
 @proves("bag-offsets-dtypes")
@@ -369,16 +380,15 @@ INT_DTYPES = [torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8]
        data=st.data())
 def test_ids_and_offsets_are_promoted_to_a_common_dtype(ids_dtype, offsets_dtype, data):
     """``input`` and ``offsets`` need not share a dtype: they are promoted to a common one, which
-    must be int64 or int32 (then the result equals the int64 one exactly); otherwise a
-    RuntimeError."""
+    must be int64 or int32 (then the result equals the int64 one exactly); otherwise, or where no
+    common dtype exists, a RuntimeError."""
     W = data.draw(tables(6, 3, special=False))
     groups, _ = data.draw(bags(6))
     ids, offsets = as_input(groups, False, torch.long)
     reference = F.embedding_bag(ids, W, offsets, mode="sum")
-    common = torch.promote_types(ids_dtype, offsets_dtype)
-    if common in (torch.int64, torch.int32):
+    if common_dtype(ids_dtype, offsets_dtype) in (torch.int64, torch.int32):
         out = F.embedding_bag(ids.to(ids_dtype), W, offsets.to(offsets_dtype), mode="sum")
         assert torch.equal(out, reference)
     else:
-        with pytest.raises(RuntimeError, match="Long, Int"):
+        with pytest.raises(RuntimeError, match="Long, Int|Promotion for uint16"):
             F.embedding_bag(ids.to(ids_dtype), W, offsets.to(offsets_dtype), mode="sum")
