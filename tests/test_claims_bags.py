@@ -392,3 +392,55 @@ def test_ids_and_offsets_are_promoted_to_a_common_dtype(ids_dtype, offsets_dtype
     else:
         with pytest.raises(RuntimeError, match="Long, Int|Promotion for uint16"):
             F.embedding_bag(ids.to(ids_dtype), W, offsets.to(offsets_dtype), mode="sum")
+
+
+def bit_patterns(t: torch.Tensor) -> torch.Tensor:
+    """The bits of a float64, float32 or bfloat16 tensor, as integers of the same width."""
+    return t.view({torch.float64: torch.int64, torch.float32: torch.int32,
+                   torch.bfloat16: torch.int16}[t.dtype])
+
+
+@st.composite
+def spelling_cases(draw) -> tuple[torch.Tensor, torch.Tensor]:
+    """``(W, idx)``: a finite table (subnormals, ``-0.0`` and values near the max included) of
+    float32, float64 or bfloat16, small or large enough for blocked matrix products, and 0 to 16
+    int64 ids."""
+    V = draw(st.integers(1, 12) | st.sampled_from([600, 3000]))
+    D = draw(dims | st.sampled_from([64, 130]))
+    W = draw(special_tables(V, D, draw(st.sampled_from([torch.float32, torch.float64,
+                                                          torch.bfloat16]))))
+    return W, torch.tensor(draw(id_lists(V, draw(st.integers(0, 16)))), dtype=torch.long)
+
+
+@proves("spellings-exact")
+@example(case=(torch.tensor([[-0.0, 1.0], [2.0, -3.0]]), torch.tensor([0, 0, 1])))  # a signed zero
+@given(case=spelling_cases())
+def test_every_spelling_of_the_lookup_is_exact(case):
+    """For any finite table and 1-D ids, every spelling on docs/api-map.md equals
+    ``F.embedding(idx, W)`` exactly: ``nn.Embedding.from_pretrained``, ``W[idx]`` and
+    ``index_select`` bit for bit; ``embedding_bag`` with bags of one id, the one-hot product, the
+    one-hot Linear, ``torch.sparse.mm`` and SciPy's CSR product bit for bit except that a ``-0.0``
+    of the table may come out as ``+0.0`` (SciPy: float32 and float64)."""
+    W, idx = case
+    (V, D), N, dtype = W.shape, len(idx), W.dtype
+    ref = F.embedding(idx, W)
+    onehot = F.one_hot(idx, V).to(dtype)
+    lin = nn.Linear(V, D, bias=False, dtype=dtype)
+    with torch.no_grad():
+        lin.weight.copy_(W.T)
+        exact = {"from_pretrained": nn.Embedding.from_pretrained(W)(idx), "W[idx]": W[idx],
+                 "index_select": W.index_select(0, idx)}
+        signed = {"embedding_bag": F.embedding_bag(idx[:, None], W, mode="sum"),
+                  "one_hot @ W": onehot @ W, "Linear": lin(onehot),
+                  "sparse.mm": torch.sparse.mm(torch.sparse_coo_tensor(
+                      torch.stack([torch.arange(N), idx]), torch.ones(N, dtype=dtype), (N, V)), W)}
+    if dtype != torch.bfloat16:
+        csr = scipy.sparse.csr_matrix((np.ones(N, dtype=W.numpy().dtype), idx.numpy(),
+                                       np.arange(N + 1)), shape=(N, V))
+        signed["SciPy CSR"] = torch.from_numpy(csr @ W.numpy())
+    for name, out in exact.items():
+        assert torch.equal(bit_patterns(out), bit_patterns(ref)), name
+    keep = ~((ref == 0) & torch.signbit(ref))  # everywhere but the -0.0 entries
+    for name, out in signed.items():
+        assert torch.equal(out, ref), name  # -0.0 == +0.0
+        assert torch.equal(bit_patterns(out)[keep], bit_patterns(ref)[keep]), name
