@@ -238,3 +238,24 @@ def test_quantized_from_float_warns_with_a_user_warning():
         Embedding.from_float(float_module)
     deprecations = [w for w in caught if "deprecated" in str(w.message)]
     assert deprecations and all(w.category is UserWarning for w in deprecations)
+
+
+def test_quantized_bag_takes_float32_weights_only():
+    """``nnq.EmbeddingBag``'s ``per_sample_weights``: float32; float64 or float16 raise."""
+    import warnings
+
+    import torch
+    from torch import nn
+    from torch.ao.nn.quantized import EmbeddingBag
+    from torch.ao.quantization import float_qparams_weight_only_qconfig
+
+    float_module = nn.EmbeddingBag(10, 4, mode="sum")
+    float_module.qconfig = float_qparams_weight_only_qconfig
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        bag = EmbeddingBag.from_float(float_module)
+    ids, offsets = torch.tensor([1, 2, 3]), torch.tensor([0, 2])
+    bag(ids, offsets, per_sample_weights=torch.ones(3))
+    for dtype in (torch.float64, torch.float16):
+        with pytest.raises(RuntimeError, match="expected scalar type Float"):
+            bag(ids, offsets, per_sample_weights=torch.ones(3, dtype=dtype))
