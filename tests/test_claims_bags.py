@@ -412,8 +412,18 @@ def spelling_cases(draw) -> tuple[torch.Tensor, torch.Tensor]:
     return W, torch.tensor(draw(id_lists(V, draw(st.integers(0, 16)))), dtype=torch.long)
 
 
+def large_spelling_case() -> tuple[torch.Tensor, torch.Tensor]:
+    """A 3000 x 130 float32 table (blocked matrix products) with a -0.0 and a subnormal in row 7,
+    and 16 ids that look row 7 up twice."""
+    W = randn((3000, 130), 0)
+    W[7, 0], W[7, 1] = -0.0, 1e-40
+    others = torch.randint(3000, (14,), generator=torch.Generator().manual_seed(0))
+    return W, torch.cat([torch.tensor([7, 7]), others])
+
+
 @proves("spellings-exact")
 @example(case=(torch.tensor([[-0.0, 1.0], [2.0, -3.0]]), torch.tensor([0, 0, 1])))  # a signed zero
+@example(case=large_spelling_case())
 @given(case=spelling_cases())
 def test_every_spelling_of_the_lookup_is_exact(case):
     """For any finite table and 1-D ids, every spelling on docs/api-map.md equals
