@@ -155,3 +155,33 @@ all_table_dtypes = st.sampled_from(ALL_TABLE_DTYPES)
 #: ``num_embeddings``: mostly small tables, sometimes one above 1000 rows, where the CPU backward
 #: of a lookup splits the table between threads (``parallel_for`` over rows, grain 1000).
 table_rows = st.one_of(st.integers(1, 12), st.integers(1001, 1300))
+#: Every floating dtype a table can have on the CPU: the ones the pages discuss, and float16.
+ALL_TABLE_DTYPES = (torch.float32, torch.float64, torch.bfloat16, torch.float16)
+
+
+def dtype_floats(dtype: torch.dtype, infinities: bool = False,
+                 nan: bool = False) -> st.SearchStrategy[float]:
+    """Numbers representable in ``dtype`` (any of :data:`ALL_TABLE_DTYPES`): subnormals, signed
+    zeros and values near the dtype's max included; ``±inf`` with ``infinities``, NaN with
+    ``nan``."""
+    if dtype == torch.bfloat16:
+        extra = [math.inf, -math.inf] * infinities + [math.nan] * nan
+        finite = finite_floats(torch.bfloat16)
+        return st.one_of(finite, st.sampled_from(extra)) if extra else finite
+    width = {torch.float64: 64, torch.float32: 32, torch.float16: 16}[dtype]
+    return st.floats(width=width, allow_infinity=infinities, allow_nan=nan)
+
+
+@st.composite
+def special_tables(draw, num_embeddings: int, embedding_dim: int, dtype: torch.dtype,
+                   infinities: bool = False, nan: bool = False) -> torch.Tensor:
+    """A ``[num_embeddings, embedding_dim]`` table of ``dtype`` (float16 included): standard
+    normal draws, then up to three entries replaced by :func:`dtype_floats` values (subnormals,
+    ``-0.0``, values near the max; ``±inf`` with ``infinities``, NaN with ``nan``)."""
+    table = draw(tables(num_embeddings, embedding_dim, dtype, special=False))
+    if table.numel():
+        for _ in range(draw(st.integers(0, 3))):
+            row = draw(st.integers(0, num_embeddings - 1))
+            col = draw(st.integers(0, embedding_dim - 1))
+            table[row, col] = draw(dtype_floats(dtype, infinities, nan))
+    return table

@@ -151,3 +151,86 @@ def test_the_check_notices_a_removed_parameter(monkeypatch):
     monkeypatch.setitem(TABLES, "torch.nn.Embedding.__init__", trimmed)
     with pytest.raises(AssertionError, match="padding_idx"):
         test_table_matches_the_real_signature("torch.nn.Embedding.__init__")
+
+
+# What some rows say, beyond their defaults: each check fails if the row's earlier, wider wording
+# were true.
+
+
+def test_sparse_gradient_has_one_entry_per_lookup_but_none_for_padding():
+    """``nn.Embedding(sparse=True)``: one entry per lookup, lookups of ``padding_idx`` left out."""
+    import torch
+    from torch import nn
+
+    emb = nn.Embedding(5, 2, padding_idx=0, sparse=True)
+    emb(torch.tensor([3, 0, 3, 1])).sum().backward()
+    assert emb.weight.grad._indices().tolist() == [[3, 3, 1]]  # 4 lookups, 3 entries
+
+
+def test_per_sample_weights_must_have_the_table_dtype():
+    """``per_sample_weights``: the table's dtype, not any floating dtype."""
+    import torch
+    import torch.nn.functional as F
+
+    ids, offsets, table = torch.tensor([1, 2]), torch.tensor([0]), torch.randn(4, 3)
+    F.embedding_bag(ids, table, offsets, mode="sum", per_sample_weights=torch.ones(2))
+    with pytest.raises(RuntimeError, match="same type"):
+        F.embedding_bag(ids, table, offsets, mode="sum",
+                        per_sample_weights=torch.ones(2, dtype=torch.float64))
+
+
+def test_limit_alphabet_counts_the_initial_alphabet_too():
+    """``initial_alphabet``: its characters join the alphabet only as far as ``limit_alphabet``
+    allows; without a limit, all of them do."""
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+
+    def alphabet(**options):
+        tokenizer = Tokenizer(models.BPE(unk_token="[UNK]"))
+        tokenizer.pre_tokenizer = pre_tokenizers.Whitespace()
+        trainer = trainers.BpeTrainer(vocab_size=100, show_progress=False, **options)
+        tokenizer.train_from_iterator(["abc abd"] * 3, trainer)
+        return {token for token in tokenizer.get_vocab() if len(token) == 1}
+
+    initial = ["x", "y", "z", "w"]  # none of them in the text
+    assert set(initial) <= alphabet(initial_alphabet=initial)
+    limited = alphabet(initial_alphabet=initial, limit_alphabet=2)
+    assert len(limited) == 2 and not set(initial) <= limited
+
+
+def test_quantized_from_float_warns_with_a_user_warning():
+    """``from_float`` in the pinned PyTorch: a ``UserWarning`` (not a ``DeprecationWarning``)
+    whose message says that quantized tensor creation is deprecated."""
+    import warnings
+
+    from torch import nn
+    from torch.ao.nn.quantized import Embedding
+    from torch.ao.quantization import float_qparams_weight_only_qconfig
+
+    float_module = nn.Embedding(10, 4)
+    float_module.qconfig = float_qparams_weight_only_qconfig
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        Embedding.from_float(float_module)
+    deprecations = [w for w in caught if "deprecated" in str(w.message)]
+    assert deprecations and all(w.category is UserWarning for w in deprecations)
+
+
+def test_quantized_bag_takes_float32_weights_only():
+    """``nnq.EmbeddingBag``'s ``per_sample_weights``: float32; float64 or float16 raise."""
+    import warnings
+
+    import torch
+    from torch import nn
+    from torch.ao.nn.quantized import EmbeddingBag
+    from torch.ao.quantization import float_qparams_weight_only_qconfig
+
+    float_module = nn.EmbeddingBag(10, 4, mode="sum")
+    float_module.qconfig = float_qparams_weight_only_qconfig
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        bag = EmbeddingBag.from_float(float_module)
+    ids, offsets = torch.tensor([1, 2, 3]), torch.tensor([0, 2])
+    bag(ids, offsets, per_sample_weights=torch.ones(3))
+    for dtype in (torch.float64, torch.float16):
+        with pytest.raises(RuntimeError, match="expected scalar type Float"):
+            bag(ids, offsets, per_sample_weights=torch.ones(3, dtype=dtype))

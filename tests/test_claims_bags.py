@@ -1,20 +1,31 @@
 """Property tests: ``nn.EmbeddingBag`` against ``nn.Embedding`` plus a reduction, its ``offsets``,
 ``include_last_offset`` and ``per_sample_weights``, and the CSR correspondence, for generated
-bags (ragged, empty, 2-D; int32 and int64 ids; float32 and float64 tables)."""
+bags (ragged, empty, 2-D; int32 and int64 ids; tables of every floating dtype, with special
+values)."""
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import pytest
 import scipy.sparse
 import torch
 import torch.nn.functional as F
-from hypothesis import example, given
+from hypothesis import assume, example, given
 from hypothesis import strategies as st
 from torch import nn
 
 from tests.claim_register import proves
-from tests.strategies import id_lists, index_dtypes, randn, seeds, tables
+from tests.strategies import (
+    ALL_TABLE_DTYPES,
+    id_lists,
+    index_dtypes,
+    randn,
+    seeds,
+    special_tables,
+    tables,
+)
 
 dims = st.integers(1, 5)
 modes = st.sampled_from(["sum", "mean", "max"])
@@ -48,31 +59,40 @@ def as_input(groups: list[list[int]], as_2d: bool, dtype: torch.dtype,
     return flat, torch.tensor(offsets, dtype=dtype)
 
 
+def reduce_like_the_bag(emb: nn.Embedding, groups: list[list[int]], mode: str) -> torch.Tensor:
+    """``nn.Embedding`` then each bag's sum, mean or max, in Python: ``[len(groups), D]``."""
+    return torch.stack([
+        REDUCE[mode](emb(torch.tensor(g, dtype=torch.long))) if g else emb.weight[:0].sum(0)
+        for g in groups  # an empty bag: zeros, still attached to the table for backward
+    ])
+
+
 @proves("bag-equals-reduction")
-@given(V=st.integers(1, 10), D=dims, mode=modes, dtype=st.sampled_from([torch.float32,
-       torch.float64]), index_dtype=index_dtypes, last=st.booleans(), sparse=st.booleans(),
-       seed=seeds, data=st.data())
+@given(V=st.integers(1, 10), D=dims, mode=modes, dtype=st.sampled_from(ALL_TABLE_DTYPES),
+       index_dtype=index_dtypes, last=st.booleans(), sparse=st.booleans(), seed=seeds,
+       data=st.data())
 def test_bag_equals_embedding_then_reduction(V, D, mode, dtype, index_dtype, last, sparse, seed,
                                              data):
-    """For every mode, ragged bags with empty ones, or 2-D input: ``nn.EmbeddingBag`` gives each
-    bag the sum, mean or element-wise max of its rows (an empty bag: zeros), and the same weight
-    gradient as ``nn.Embedding`` followed by that reduction (both to the dtype's rounding), also
-    as a sparse gradient (``sparse=True``, sum and mean); ``include_last_offset=True`` with
-    ``len(input)`` appended to the offsets changes nothing."""
+    """For every mode and table dtype, ragged bags with empty ones, or 2-D input, and any table
+    without NaN (subnormals, ``-0.0``, values near the max and ``±inf`` included):
+    ``nn.EmbeddingBag`` gives each bag the sum, mean or element-wise max of its rows (an empty
+    bag: zeros), and the same weight gradient as ``nn.Embedding`` followed by that reduction,
+    also as a sparse gradient (``sparse=True``, sum and mean); ``include_last_offset=True`` with
+    ``len(input)`` appended to the offsets changes nothing. "The same" is to the rounding of the
+    dtype: ``assert_close``'s tolerance for float32 and float64; in float16 and bfloat16, where a
+    repeated id's contributions can cancel, both gradients are within ``(n + 2) · eps`` of the
+    sum of their absolute contributions from the float64 gradient (``n`` lookups)."""
     sparse = sparse and mode != "max"  # max refuses sparse=True (test_sparse_refusals)
-    W = data.draw(tables(V, D, dtype, special=False))
+    W = data.draw(special_tables(V, D, dtype, infinities=True))
     groups, as_2d = data.draw(bags(V))
     ids, offsets = as_input(groups, as_2d, index_dtype, include_last_offset=last and not as_2d)
     bag = nn.EmbeddingBag.from_pretrained(W.clone(), freeze=False, mode=mode, sparse=sparse,
                                           include_last_offset=last and not as_2d)
     emb = nn.Embedding.from_pretrained(W.clone(), freeze=False)
     out = bag(ids, offsets)
-    reference = torch.stack([
-        REDUCE[mode](emb(torch.tensor(g, dtype=torch.long))) if g else emb.weight[:0].sum(0)
-        for g in groups  # an empty bag: zeros, still attached to the table for backward
-    ])
+    reference = reduce_like_the_bag(emb, groups, mode)
     assert out.shape == (len(groups), D) and out.dtype == dtype
-    torch.testing.assert_close(out, reference)
+    torch.testing.assert_close(out, reference, equal_nan=True)  # inf - inf: NaN in both
     up = randn((len(groups), D), seed, dtype)
     out.backward(up)
     reference.backward(up)
@@ -80,7 +100,56 @@ def test_bag_equals_embedding_then_reduction(V, D, mode, dtype, index_dtype, las
     if sparse:
         assert grad.layout == torch.sparse_coo
         grad = grad.to_dense()
-    torch.testing.assert_close(grad, emb.weight.grad)
+    if dtype in (torch.float32, torch.float64):
+        torch.testing.assert_close(grad, emb.weight.grad)
+        return
+    exact = {}
+    for name, upstream in (("grad", up.double()), ("scale", up.double().abs())):
+        emb64 = nn.Embedding.from_pretrained(W.double(), freeze=False)  # W exactly, in float64
+        reduce_like_the_bag(emb64, groups, mode).backward(upstream)
+        exact[name] = emb64.weight.grad
+    n = sum(len(g) for g in groups)
+    bound = (n + 2) * torch.finfo(dtype).eps * exact["scale"] + torch.finfo(dtype).tiny
+    for got in (grad, emb.weight.grad):
+        assert ((got.double() - exact["grad"]).abs() <= bound).all(), (got, exact["grad"])
+
+
+@st.composite
+def tables_with_nan(draw) -> tuple[torch.Tensor, list[list[int]], bool, int | None]:
+    """``(W, bags, as_2d, padding_idx)``: a table of any dtype holding at least one NaN (and maybe
+    ``±inf``, subnormals, ``-0.0``), bags of its ids as :func:`bags` draws them, and a
+    ``padding_idx`` or ``None``."""
+    V, D = draw(st.integers(1, 10)), draw(dims)
+    W = draw(special_tables(V, D, draw(st.sampled_from(ALL_TABLE_DTYPES)), infinities=True,
+                            nan=True))
+    W[draw(st.integers(0, V - 1)), draw(st.integers(0, D - 1))] = math.nan
+    groups, as_2d = draw(bags(V))
+    return W, groups, as_2d, draw(st.none() | st.integers(0, V - 1))
+
+
+@proves("bag-max-nan")
+@example(case=(torch.tensor([[1.0], [math.nan], [3.0]]), [[0, 1, 2]], True, None))  # the page's
+@given(case=tables_with_nan())
+def test_max_keeps_a_nan_only_from_the_first_row(case):
+    """``mode="max"`` with NaN in the table: a column of a bag is NaN exactly when the bag's first
+    row that is not ``padding_idx`` is NaN there; otherwise it is the largest of the other values
+    (``torch.max`` returns NaN as soon as one is present). ``sum`` and ``mean`` give NaN where the
+    reduction by hand does."""
+    W, groups, as_2d, pad = case
+    ids, offsets = as_input(groups, as_2d, torch.long)
+    out = F.embedding_bag(ids, W, offsets, mode="max", padding_idx=pad)
+    for b, g in enumerate(groups):
+        rows = W[[i for i in g if i != pad]]
+        if not len(rows):
+            assert not out[b].any()  # nothing but padding, or empty: zeros
+            continue
+        skipped = torch.where(rows.isnan(), torch.tensor(-math.inf, dtype=W.dtype), rows)
+        expected = torch.where(rows[0].isnan(), rows[0], skipped.max(dim=0).values)
+        torch.testing.assert_close(out[b], expected, equal_nan=True, rtol=0, atol=0)
+    emb = nn.Embedding.from_pretrained(W)
+    for mode in ("sum", "mean"):
+        got = F.embedding_bag(ids, W, offsets, mode=mode)
+        assert torch.equal(got.isnan(), reduce_like_the_bag(emb, groups, mode).isnan())
 
 
 @proves("sparse-refusals")
@@ -143,10 +212,10 @@ def test_a_short_last_offset_gives_three_semantics(case, D, seed):
     release; CPU). With ``include_last_offset=True`` and a last offset below ``len(input)``, the
     ids after it ("trailing") are handled differently by each mode and dtype:
 
-    * float32: ``sum`` leaves them out; ``mean`` leaves them out of the sum but counts them in
-      the divisor; ``max`` includes them. The backward of ``sum`` gives their rows whatever lies
-      in memory after the upstream gradient (read here from a known buffer); ``mean``'s gives them
-      the last bag's gradient share.
+    * float32, bfloat16 and float16: ``sum`` leaves them out; ``mean`` leaves them out of the sum
+      but counts them in the divisor; ``max`` includes them. In float32 (checked), the backward
+      of ``sum`` gives their rows whatever lies in memory after the upstream gradient (read here
+      from a known buffer); ``mean``'s gives them the last bag's gradient share.
     * float64: every mode includes them, forward and backward.
 
     Fails, on purpose, when a release changes any of this: docs/sparsity.md must then change.
@@ -156,11 +225,11 @@ def test_a_short_last_offset_gives_three_semantics(case, D, seed):
     start, end = int(offsets[-2]), int(offsets[-1])
     kept, trailing = ids[start:end], ids[end:]
     everything = ids[start:]
-    for dtype in (torch.float32, torch.float64):
+    for dtype in (torch.float32, torch.bfloat16, torch.float16, torch.float64):
         out = {m: F.embedding_bag(ids, W.to(dtype), offsets, mode=m, include_last_offset=True)[-1]
                for m in ("sum", "mean", "max")}
         Wd = W.to(dtype)
-        if dtype == torch.float32:
+        if dtype != torch.float64:
             torch.testing.assert_close(out["sum"], Wd[kept].sum(0))
             torch.testing.assert_close(out["mean"], Wd[kept].sum(0) / len(everything))
         else:
@@ -207,37 +276,103 @@ def test_per_sample_weights_scale_rows_before_the_sum(V, D, seed, data):
             F.embedding_bag(ids, W, offsets, mode=mode, per_sample_weights=weights)
 
 
+@st.composite
+def csr_matrices(draw, dtype: np.dtype) -> scipy.sparse.csr_matrix:
+    """A SciPy ``csr_matrix`` of ``dtype`` and shape ``[N, V]``: empty rows, and rows whose columns
+    repeat or are out of order (not SciPy's canonical form) included; ``indices`` and ``indptr``
+    as SciPy stores them (int32 here)."""
+    N, V = draw(st.integers(0, 6)), draw(st.integers(1, 10))
+    rows = [draw(st.lists(st.integers(0, V - 1), max_size=6)) for _ in range(N)]
+    values = draw(st.lists(st.integers(-3, 3), min_size=sum(map(len, rows)),
+                           max_size=sum(map(len, rows))))
+    indptr = np.cumsum([0, *map(len, rows)])
+    return scipy.sparse.csr_matrix(
+        (np.array(values, dtype=dtype), np.array([c for r in rows for c in r], dtype=np.int32),
+         indptr.astype(np.int32)), shape=(N, V))
+
+
+def bag_of_csr(X: scipy.sparse.csr_matrix, W: torch.Tensor, weights: bool = True) -> torch.Tensor:
+    """``EmbeddingBag(mode="sum")`` on X's CSR arrays, as they are (views, SciPy's dtypes)."""
+    return F.embedding_bag(torch.from_numpy(X.indices), W, torch.from_numpy(X.indptr),
+                           mode="sum", include_last_offset=True,
+                           per_sample_weights=torch.from_numpy(X.data) if weights else None)
+
+
+def assert_equal_to_rounding(got: torch.Tensor, want: torch.Tensor, scale: torch.Tensor,
+                             terms: int) -> None:
+    """``got`` equals ``want`` to float rounding: the same ``inf`` or NaN where ``want`` is not
+    finite, elsewhere within ``(terms + 2) · eps · scale`` (``scale``: the sum of the absolute
+    values of the terms, so that a sum that cancels is judged by the size of its terms)."""
+    finite = want.isfinite()
+    torch.testing.assert_close(got[~finite], want[~finite], equal_nan=True, rtol=0, atol=0)
+    finfo = torch.finfo(want.dtype)
+    bound = (terms + 2) * finfo.eps * scale.to(want.dtype) + finfo.tiny
+    assert ((got - want).abs()[finite] <= bound[finite]).all(), (got, want)
+
+
+@st.composite
+def csr_cases(draw) -> tuple[scipy.sparse.csr_matrix, torch.Tensor]:
+    """``(X, W)``: a :func:`csr_matrices` ``X`` of float32 or float64 and a ``[V, D]`` table of
+    the same dtype without NaN (``±inf``, subnormals, ``-0.0``, values near the max)."""
+    dtype = draw(st.sampled_from([torch.float32, torch.float64]))
+    X = draw(csr_matrices({torch.float32: np.float32, torch.float64: np.float64}[dtype]))
+    return X, draw(special_tables(X.shape[1], draw(dims), dtype, infinities=True))
+
+
 @proves("csr-correspondence")
-@given(N=st.integers(1, 6), V=st.integers(1, 10), D=dims, density=st.floats(0.0, 1.0),
-       counts=st.booleans(), seed=seeds)
-def test_bag_on_csr_arrays_is_the_sparse_matrix_product(N, V, D, density, counts, seed):
-    """For any SciPy ``csr_matrix`` ``X`` (empty rows included): ``EmbeddingBag(mode="sum")`` on
-    ``indices``, ``offsets=indptr``, ``per_sample_weights=data``, ``include_last_offset=True``
-    equals ``X @ W`` and the bias-free Linear on dense ``X`` (float32 rounding). Summing the rows at
-    a row's indices without the weights is right when every stored entry is 1."""
-    gen = np.random.default_rng(seed)
-    dense = (gen.random((N, V)) < density).astype(np.float32)
-    if counts:
-        dense *= gen.integers(1, 4, size=(N, V)).astype(np.float32)
-    X = scipy.sparse.csr_matrix(dense)
-    W = randn((V, D), seed)
-    bag = F.embedding_bag(torch.from_numpy(X.indices).long(), W,
-                          torch.from_numpy(X.indptr).long(), mode="sum",
-                          per_sample_weights=torch.from_numpy(X.data),
-                          include_last_offset=True)
-    torch.testing.assert_close(bag, torch.from_numpy(X @ W.numpy()))
-    lin = nn.Linear(V, D, bias=False)
+@example(case=(scipy.sparse.csr_matrix(np.array([[2.0, 0.0], [0.0, 0.0]], dtype=np.float32)),
+               torch.tensor([[1.0, -2.0], [math.inf, 3.0]])))  # an inf in a row X never uses
+@given(case=csr_cases())
+def test_bag_on_csr_arrays_is_the_sparse_matrix_product(case):
+    """For any SciPy ``csr_matrix`` ``X`` whose data has the table's dtype (empty rows, repeated
+    and unsorted columns, explicit zeros included) and any table without NaN (``±inf``,
+    subnormals, ``-0.0`` included), as long as no partial sum can overflow:
+    ``EmbeddingBag(mode="sum")`` on ``indices``, ``offsets=indptr``, ``per_sample_weights=data``,
+    ``include_last_offset=True`` equals ``X @ W`` to float rounding, and equals the bias-free Linear
+    on dense ``X`` when ``W`` is finite; an ``inf`` in a row ``X`` never uses makes the Linear's
+    output NaN and leaves the bag as it was. Data of another dtype (SciPy's int64 counts, or the
+    other float width) is refused with RuntimeError. Summing the rows at a row's indices without
+    the weights is right when every stored entry is 1."""
+    X, W = case
+    (N, V), dtype = X.shape, W.dtype
+    finite_W = torch.where(W.isfinite(), W, 0).double().abs().numpy()
+    scale = torch.from_numpy(abs(X).astype(np.float64) @ finite_W)
+    assume((scale <= torch.finfo(dtype).max / 16).all())  # no partial sum overflows, in any order
+    terms = max(np.diff(X.indptr), default=0)
+    bag = bag_of_csr(X, W)
+    assert_equal_to_rounding(bag, torch.from_numpy(X @ W.numpy()), scale, terms)
+    lin = nn.Linear(V, W.shape[1], bias=False, dtype=dtype)
     with torch.no_grad():
         lin.weight.copy_(W.T)
-        torch.testing.assert_close(bag, lin(torch.from_numpy(dense)))
-    ids_only = F.embedding_bag(torch.from_numpy(X.indices).long(), W,
-                               torch.from_numpy(X.indptr).long(), mode="sum",
-                               include_last_offset=True)
+        if W.isfinite().all():
+            assert_equal_to_rounding(bag, lin(torch.from_numpy(X.toarray())), scale, V + terms)
+    unused = sorted(set(range(V)) - set(X.indices.tolist()))
+    if N and unused:
+        W_inf = W.clone()
+        W_inf[unused[0]] = math.inf
+        torch.testing.assert_close(bag_of_csr(X, W_inf), bag, equal_nan=True, rtol=0, atol=0)
+        with torch.no_grad():
+            lin.weight.copy_(W_inf.T)
+            assert lin(torch.from_numpy(X.toarray())).isnan().all()  # 0 · inf in every entry
+    for other in (np.int64, np.float64 if dtype == torch.float32 else np.float32):
+        with pytest.raises(RuntimeError, match="same type"):
+            bag_of_csr(X.astype(other), W)
     if (X.data == 1).all():
-        torch.testing.assert_close(ids_only, bag)
+        torch.testing.assert_close(bag_of_csr(X, W, weights=False), bag, equal_nan=True)
 
 
-INT_DTYPES = [torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8]
+#: Every integer dtype, unsigned ones included (torch promotes uint16, uint32 and uint64 with
+#: nothing but themselves).
+INT_DTYPES = [torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8, torch.uint16,
+              torch.uint32, torch.uint64]
+
+
+def common_dtype(a: torch.dtype, b: torch.dtype) -> torch.dtype | None:
+    """``torch.promote_types(a, b)``, or ``None`` where torch refuses to promote the pair."""
+    try:
+        return torch.promote_types(a, b)
+    except RuntimeError:
+        return None
 
 
 @proves("bag-offsets-dtypes")
@@ -245,16 +380,77 @@ INT_DTYPES = [torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8]
        data=st.data())
 def test_ids_and_offsets_are_promoted_to_a_common_dtype(ids_dtype, offsets_dtype, data):
     """``input`` and ``offsets`` need not share a dtype: they are promoted to a common one, which
-    must be int64 or int32 (then the result equals the int64 one exactly); otherwise a
-    RuntimeError."""
+    must be int64 or int32 (then the result equals the int64 one exactly); otherwise, or where no
+    common dtype exists, a RuntimeError."""
     W = data.draw(tables(6, 3, special=False))
     groups, _ = data.draw(bags(6))
     ids, offsets = as_input(groups, False, torch.long)
     reference = F.embedding_bag(ids, W, offsets, mode="sum")
-    common = torch.promote_types(ids_dtype, offsets_dtype)
-    if common in (torch.int64, torch.int32):
+    if common_dtype(ids_dtype, offsets_dtype) in (torch.int64, torch.int32):
         out = F.embedding_bag(ids.to(ids_dtype), W, offsets.to(offsets_dtype), mode="sum")
         assert torch.equal(out, reference)
     else:
-        with pytest.raises(RuntimeError, match="Long, Int"):
+        with pytest.raises(RuntimeError, match="Long, Int|Promotion for uint16"):
             F.embedding_bag(ids.to(ids_dtype), W, offsets.to(offsets_dtype), mode="sum")
+
+
+def bit_patterns(t: torch.Tensor) -> torch.Tensor:
+    """The bits of a float64, float32 or bfloat16 tensor, as integers of the same width."""
+    return t.view({torch.float64: torch.int64, torch.float32: torch.int32,
+                   torch.bfloat16: torch.int16}[t.dtype])
+
+
+@st.composite
+def spelling_cases(draw) -> tuple[torch.Tensor, torch.Tensor]:
+    """``(W, idx)``: a finite table (subnormals, ``-0.0`` and values near the max included) of
+    float32, float64 or bfloat16, small or large enough for blocked matrix products, and 0 to 16
+    int64 ids."""
+    V = draw(st.integers(1, 12) | st.sampled_from([600, 3000]))
+    D = draw(dims | st.sampled_from([64, 130]))
+    W = draw(special_tables(V, D, draw(st.sampled_from([torch.float32, torch.float64,
+                                                          torch.bfloat16]))))
+    return W, torch.tensor(draw(id_lists(V, draw(st.integers(0, 16)))), dtype=torch.long)
+
+
+def large_spelling_case() -> tuple[torch.Tensor, torch.Tensor]:
+    """A 3000 x 130 float32 table (blocked matrix products) with a -0.0 and a subnormal in row 7,
+    and 16 ids that look row 7 up twice."""
+    W = randn((3000, 130), 0)
+    W[7, 0], W[7, 1] = -0.0, 1e-40
+    others = torch.randint(3000, (14,), generator=torch.Generator().manual_seed(0))
+    return W, torch.cat([torch.tensor([7, 7]), others])
+
+
+@proves("spellings-exact")
+@example(case=(torch.tensor([[-0.0, 1.0], [2.0, -3.0]]), torch.tensor([0, 0, 1])))  # a signed zero
+@example(case=large_spelling_case())
+@given(case=spelling_cases())
+def test_every_spelling_of_the_lookup_is_exact(case):
+    """For any finite table and 1-D ids, every spelling on docs/api-map.md equals
+    ``F.embedding(idx, W)`` exactly: ``nn.Embedding.from_pretrained``, ``W[idx]`` and
+    ``index_select`` bit for bit; ``embedding_bag`` with bags of one id, the one-hot product, the
+    one-hot Linear, ``torch.sparse.mm`` and SciPy's CSR product bit for bit except that a ``-0.0``
+    of the table may come out as ``+0.0`` (SciPy: float32 and float64)."""
+    W, idx = case
+    (V, D), N, dtype = W.shape, len(idx), W.dtype
+    ref = F.embedding(idx, W)
+    onehot = F.one_hot(idx, V).to(dtype)
+    lin = nn.Linear(V, D, bias=False, dtype=dtype)
+    with torch.no_grad():
+        lin.weight.copy_(W.T)
+        exact = {"from_pretrained": nn.Embedding.from_pretrained(W)(idx), "W[idx]": W[idx],
+                 "index_select": W.index_select(0, idx)}
+        signed = {"embedding_bag": F.embedding_bag(idx[:, None], W, mode="sum"),
+                  "one_hot @ W": onehot @ W, "Linear": lin(onehot),
+                  "sparse.mm": torch.sparse.mm(torch.sparse_coo_tensor(
+                      torch.stack([torch.arange(N), idx]), torch.ones(N, dtype=dtype), (N, V)), W)}
+    if dtype != torch.bfloat16:
+        csr = scipy.sparse.csr_matrix((np.ones(N, dtype=W.numpy().dtype), idx.numpy(),
+                                       np.arange(N + 1)), shape=(N, V))
+        signed["SciPy CSR"] = torch.from_numpy(csr @ W.numpy())
+    for name, out in exact.items():
+        assert torch.equal(bit_patterns(out), bit_patterns(ref)), name
+    keep = ~((ref == 0) & torch.signbit(ref))  # everywhere but the -0.0 entries
+    for name, out in signed.items():
+        assert torch.equal(out, ref), name  # -0.0 == +0.0
+        assert torch.equal(bit_patterns(out)[keep], bit_patterns(ref)[keep]), name

@@ -1,9 +1,9 @@
 """A bag-of-words classifier trained twice: EmbeddingBag on CSR input vs Linear on dense input.
 
-Run it from the repository root: ``python -m snippets.sparsity.bow_classifier`` (about a second
-on a CPU). Twelve labelled sentences are vectorised into a SciPy CSR count matrix ``X`` of shape
-``[12, V]`` (float32) with the vectoriser of ``snippets/sparsity/csr_correspondence.py``. Two
-models with the same initial parameters are trained full-batch with plain SGD:
+Run it from the repository root: ``python -m snippets.sparsity.bow_classifier``. Twelve labelled
+sentences are vectorised into a SciPy CSR count matrix ``X`` of shape ``[12, V]`` (float32) with
+the vectoriser of ``snippets/sparsity/csr_correspondence.py``. Two models with the same initial
+parameters are trained full-batch with plain SGD:
 
 * ``BagModel``: ``nn.EmbeddingBag(V, D, mode="sum", sparse=True)`` fed the CSR arrays, then a
   ``nn.Linear(D, 2)`` head;

@@ -122,6 +122,7 @@ def main() -> None:
     data = torch.from_numpy(X.data)  # float32, [nnz]: one weight per id
     for tensor, array in ((indptr, X.indptr), (indices, X.indices), (data, X.data)):
         assert tensor.data_ptr() == array.ctypes.data  # a view of SciPy's own buffer
+    assert indptr.dtype == indices.dtype == torch.int32  # SciPy's choice when the ids fit
     W_csr = W.clone().requires_grad_()  # its own leaf, to compare gradients later
     # --8<-- [end:arrays]
 
