@@ -14,6 +14,8 @@ For each page listed in ``mkdocs.yml``'s ``nav`` (pages added later are covered 
 * a code block scrolled into view gets its copy button (blocks are set up lazily), and every
   code block's placeholder height (used while it is off screen) equals its real height;
 * axe-core finds no accessibility violation, in either palette;
+* at a 360 px viewport every display formula fits the column, and printed (an A4 column) no
+  code block or formula is cut, no Python line wraps and no code button shows;
 * hovering the first glossary term (an ``<abbr>``, see tests/test_glossary.py) shows its
   definition in Material's tooltip;
 * every link of the page's notebook download box downloads, from the local server, a notebook
@@ -50,11 +52,13 @@ from scripts.site import (
     BROWSER_INSTALL_HINT,
     CHROMIUM,
     CHROMIUM_ARGS,
+    html_of,
     nav_pages,
     page_slug,
     page_url_path,
     serve,
 )
+from tests.built_pages import parsed
 
 try:
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
@@ -228,6 +232,31 @@ THEME_VIOLATIONS: dict[tuple[str, str], str] = {
 }
 
 
+def check_phone_and_print(visit: Visit) -> None:
+    """Record, on the page as it is open: a display formula wider than the text column of a
+    360 px phone (a long one is written as several lines, ``\\\\`` in its fence) or a formula box
+    that cannot take the keyboard's focus; and, printed (print media, the width of an A4 page's
+    text), a code block or formula cut at the margin, a Python line that would wrap (its
+    indentation would restart at the margin), or printed code buttons. The tab's viewport and
+    media are put back afterwards."""
+    tab = visit.page
+    size = tab.viewport_size
+    try:
+        tab.set_viewport_size({"width": 360, "height": 740})
+        visit.problems += [f"wider than a phone's column: {w}"
+                           for w in tab.evaluate(OVERFLOWING_MATH_JS)]
+        unfocusable = tab.locator("div.arithmatex:not([tabindex='0']), "
+                                  "div.arithmatex:not([aria-label])").count()
+        if unfocusable:
+            visit.problems.append(f"{unfocusable} formula box(es) without tabindex or label")
+        tab.set_viewport_size({"width": PRINT_WIDTH, "height": 1000})
+        tab.emulate_media(media="print")
+        visit.problems += [f"printed: {p}" for p in tab.evaluate(PRINT_PROBLEMS_JS)]
+    finally:
+        tab.emulate_media(media="screen")
+        tab.set_viewport_size(size)
+
+
 def element_classes(element_html: str) -> list[str]:
     """The classes of the element whose HTML (as axe-core quotes it) starts ``element_html``."""
     opening = element_html.split(">", 1)[0]
@@ -238,12 +267,12 @@ def element_classes(element_html: str) -> list[str]:
 #: What one axe-core run checks: every rule but colour contrast (the palette does not change
 #: them), or colour contrast alone, outside code blocks. Code is thousands of highlighted
 #: tokens in a few colour pairs, the same on every page: checking them on every page took four
-#: fifths of axe's time, so test_code_colours_have_contrast checks them once per palette.
+#: fifths of axe's time, so test_code_colours_have_contrast checks each colour once per palette.
 AXE_RUNS = {
     "structure": ({}, {"rules": {"color-contrast": {"enabled": False}}}),
     "contrast": ({"exclude": [["pre"]]},
                  {"runOnly": {"type": "rule", "values": ["color-contrast"]}}),
-    "code contrast": ({"include": [["pre"]]},
+    "code contrast": ({"include": [["article pre"]]},
                       {"runOnly": {"type": "rule", "values": ["color-contrast"]}}),
 }
 
@@ -382,6 +411,7 @@ def test_page_in_a_real_browser(page, reader, base_url, screenshots):
 
     check_tooltip(tab, page)
     check_downloads(tab, page)
+    check_phone_and_print(visit)
 
     # Off-screen code blocks skip rendering (content-visibility: auto in extra.css) until a
     # reader scrolls to them; a full-page screenshot scrolls nothing, so render them all.
@@ -473,29 +503,6 @@ OVERFLOWING_MATH_JS = """() => [...document.querySelectorAll('div.arithmatex')]
 """
 
 
-def test_every_formula_fits_a_phone(browser, base_url):
-    """At a 360 px wide viewport no display formula is wider than the text column: a long one is
-    written as several lines (``\\\\`` in its fence). Every formula box takes the keyboard's
-    focus, so one that would still scroll can be scrolled without a mouse."""
-    context = browser.new_context(viewport={"width": 360, "height": 740}, color_scheme="light",
-                                  service_workers="block")
-    try:
-        tab = context.new_page()
-        wide = []
-        for page in PAGES:
-            if page.endswith(".ipynb"):
-                continue
-            tab.goto(base_url + page_url_path(page), wait_until="load")
-            wide += [f"{page}: {w}" for w in tab.evaluate(OVERFLOWING_MATH_JS)]
-            boxes = tab.locator("div.arithmatex")
-            for i in range(boxes.count()):
-                assert boxes.nth(i).get_attribute("tabindex") == "0", page
-                assert boxes.nth(i).get_attribute("aria-label"), page
-        assert not wide, "formulas wider than a phone's column:\n" + "\n".join(wide)
-    finally:
-        context.close()
-
-
 #: In print: blocks cut at the margin, code blocks whose lines would wrap, shown code buttons.
 PRINT_PROBLEMS_JS = """() => {
   const out = [];
@@ -519,42 +526,42 @@ PRINT_PROBLEMS_JS = """() => {
 PRINT_WIDTH = 700
 
 
-def test_pages_print_whole(browser, base_url):
-    """Printed (print media, the width of an A4 page's text), no page cuts a code block or a
-    formula at the margin, no Python line has to wrap (its indentation would restart at the
-    margin), and the code blocks' buttons are not printed."""
-    context = browser.new_context(viewport={"width": PRINT_WIDTH, "height": 1000},
-                                  service_workers="block")
-    try:
-        tab = context.new_page()
-        tab.emulate_media(media="print")
-        problems = []
-        for page in PAGES:
-            tab.goto(base_url + page_url_path(page), wait_until="load")
-            problems += [f"{page}: {p}" for p in tab.evaluate(PRINT_PROBLEMS_JS)]
-        assert not problems, "\n".join(problems)
-    finally:
-        context.close()
-
-
-#: The page whose code blocks hold the most kinds of highlighted token (keywords, numbers,
-#: strings, comments, operators, built-ins, decorators, f-strings).
-CODE_COLOURS_PAGE = "differentiability.md"
+def code_token_classes(site: Path) -> list[str]:
+    """Every Pygments token class (``k``, ``mi``, ``s2``, …) that a code block of the built
+    site uses, sorted."""
+    return sorted({c for page in PAGES
+                   for span in parsed(html_of(site, page)).select("pre code span[class]")
+                   for c in span["class"]})
 
 
 @pytest.mark.parametrize("palette", ["light", "dark"])
-def test_code_colours_have_contrast(browser, base_url, palette):
-    """Every highlighted token of the code blocks of :data:`CODE_COLOURS_PAGE` has a contrast of
-    4.5:1 with its background (axe-core's color-contrast), in ``palette``."""
+def test_code_colours_have_contrast(browser, base_url, site, palette):
+    """Every colour the site's code is highlighted in has a contrast of 4.5:1 with the code
+    background (axe-core's color-contrast), in ``palette``: one token of each class that some
+    code block uses, in one code block added to the glossary page, under the site's styles."""
+    classes = code_token_classes(site)
+    assert len(classes) > 15, classes
     context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme=palette,
                                   service_workers="block")
     try:
         tab = context.new_page()  # the palette follows prefers-color-scheme (mkdocs.yml)
-        tab.goto(base_url + page_url_path(CODE_COLOURS_PAGE), wait_until="load")
+        tab.goto(base_url + page_url_path("glossary.md"), wait_until="load")
         scheme = "default" if palette == "light" else "slate"
         tab.wait_for_selector(f'body[data-md-color-scheme="{scheme}"]')
-        tab.add_style_tag(content="* { content-visibility: visible !important; }")
-        assert tab.locator("pre code span").count() > 1000
+        tab.evaluate("""classes => {
+          const code = document.createElement('code');
+          for (const name of classes) {
+            const token = document.createElement('span');
+            token.className = name;
+            token.textContent = `token_${name} `;
+            code.append(token, '\\n');
+          }
+          const block = document.createElement('div');
+          block.className = 'language-python highlight';
+          block.append(document.createElement('pre'));
+          block.firstChild.append(code);
+          document.querySelector('article').append(block);
+        }""", classes)
         problems = axe_violations(tab, "code contrast")
         assert not problems, "\n".join(problems)
     finally:

@@ -8,6 +8,7 @@ The build runs once per test run, shared by every worker (the ``site`` fixture i
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 from pathlib import Path
 from urllib.parse import urlparse
@@ -288,13 +289,18 @@ def test_a_formula_breaks_into_lines_at_top_level_double_backslashes():
     assert 'aria-label="a = 1 \\\\ b = 2"' in block
 
 
+@functools.cache
+def ids_of(path: Path) -> frozenset[str]:
+    """The ``id`` values of the built page ``path`` (read once per process)."""
+    return frozenset(tag["id"] for tag in parsed(path).find_all(id=True))
+
+
 def broken_anchors(site: Path, page: str) -> list[str]:
     """Links of the built ``page`` (its table of contents and navigation included) to a
     ``#fragment`` of the same page, or of another page of the site, that has no such id."""
     path = html_of(site, page)
-    soup = parsed(path)
     problems = []
-    for a in soup.find_all("a", href=True):
+    for a in parsed(path).find_all("a", href=True):
         href = a["href"]
         target, _, fragment = href.partition("#")
         if not fragment or urlparse(href).scheme or href.startswith("//"):
@@ -304,7 +310,7 @@ def broken_anchors(site: Path, page: str) -> list[str]:
             other = other / "index.html"
         if other.suffix != ".html" or not other.is_file():
             continue  # a download, or a missing file (the strict build reports those)
-        if parsed(other).find(id=fragment) is None:
+        if fragment not in ids_of(other):
             problems.append(f"{page}: {href}")
     return sorted(set(problems))
 
