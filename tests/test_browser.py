@@ -37,6 +37,7 @@ with a reason saying how to install both; with ``REQUIRE_BROWSER=1`` in the envi
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 import os
@@ -277,21 +278,29 @@ AXE_RUNS = {
 }
 
 
+@functools.cache
+def axe_script() -> str:
+    """axe-core's script, as ``axe-playwright-python`` (pinned in requirements.txt) bundles it."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    return Axe().axe_script
+
+
 def axe_violations(tab, run: str) -> list[str]:
     """Run axe-core (the copy ``axe-playwright-python`` bundles; pinned in requirements.txt) on
     the page as shown, the :data:`AXE_RUNS` part ``run``; return each violation with the first
     elements it names, leaving out the elements :data:`THEME_VIOLATIONS` lists for its rule."""
-    from axe_playwright_python.sync_playwright import Axe
-
     # The pointer leaves whatever an earlier check hovered (a term, the palette toggle), and the
     # tooltips' fades end: mid-fade, a tooltip's text has a contrast no reader sees for long.
     tab.mouse.move(1, 1)
     tab.wait_for_function("() => document.getAnimations().length === 0")
+    if not tab.evaluate("() => typeof window.axe === 'object'"):
+        tab.evaluate(axe_script())  # once per page: the script is over half a megabyte
     context, options = AXE_RUNS[run]
     found = []
-    result = Axe().run(tab, context=context or None,
-                       options={"resultTypes": ["violations"], **options})
-    for violation in result.response["violations"]:
+    result = tab.evaluate("([context, options]) => axe.run(context || document, options)",
+                          [context or None, {"resultTypes": ["violations"], **options}])
+    for violation in result["violations"]:
         nodes = [n for n in violation["nodes"]
                  if not any((violation["id"], c) in THEME_VIOLATIONS
                             for c in element_classes(n["html"]))]
