@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from scripts.markdown_model import ROOT
-from scripts.site import build_site
+from scripts.site import npm_ci, site_to_check
 
 VNU_DIR = ROOT / ".ci" / "vnu"
 VNU_JAR = VNU_DIR / "node_modules" / "vnu-jar" / "build" / "dist" / "vnu.jar"
@@ -83,14 +83,8 @@ def ensure_checker() -> None:
     if shutil.which("java") is None:
         raise SystemExit("java not found: install a Java runtime (apt-get install "
                          "default-jre-headless)")
-    if VNU_JAR.is_file():
-        return
-    npm = shutil.which("npm")
-    if npm is None:
-        raise SystemExit("npm not found: install Node.js (apt-get install nodejs npm)")
-    print(f"installing the Nu HTML checker into {VNU_DIR.relative_to(ROOT)} (npm ci)", flush=True)
-    subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error"],
-                   cwd=VNU_DIR, check=True)
+    if not VNU_JAR.is_file():
+        npm_ci(VNU_DIR, "the Nu HTML checker")
 
 
 def check(site: Path) -> list[Message]:
@@ -119,14 +113,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"HTML check: {error}")
         return 2
     with tempfile.TemporaryDirectory(prefix="html-check-") as tmp:
-        site = args.site
-        if site is None:
-            site = Path(tmp) / "site"
-            proc = build_site(ROOT, site)
-            if proc.returncode != 0:
-                print(f"HTML check: the build failed:\n{proc.stdout[-3000:]}")
-                return 2
         try:
+            site = site_to_check(args.site, Path(tmp))
             found = check(site)
         except (RuntimeError, subprocess.TimeoutExpired) as error:
             print(f"HTML check: {error}")

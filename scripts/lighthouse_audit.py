@@ -34,7 +34,6 @@ import argparse
 import json
 import os
 import re
-import shutil
 import statistics
 import subprocess
 import sys
@@ -48,6 +47,7 @@ from scripts.site import (
     CHROMIUM_ARGS,
     build_site,
     nav_pages,
+    npm_ci,
     page_slug,
     page_url_path,
     serve,
@@ -67,15 +67,8 @@ def ensure_lighthouse() -> None:
     """
     if not CHROMIUM.is_file():
         raise SystemExit(f"Chromium not found at {CHROMIUM}: {BROWSER_INSTALL_HINT}")
-    if LIGHTHOUSE.exists():
-        return
-    npm = shutil.which("npm")
-    if npm is None:
-        raise SystemExit("npm not found: install Node.js 20 or newer (apt-get install nodejs npm)")
-    print(f"installing Lighthouse into {LIGHTHOUSE_DIR.relative_to(ROOT)} (npm ci)", flush=True)
-    subprocess.run(
-        [npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=LIGHTHOUSE_DIR, check=True
-    )
+    if not LIGHTHOUSE.exists():
+        npm_ci(LIGHTHOUSE_DIR, "Lighthouse", install_scripts=True)
 
 
 def launcher_disabled_features() -> list[str]:

@@ -12,6 +12,7 @@ import functools
 import gzip
 import http.server
 import os
+import shutil
 import subprocess
 import sys
 import threading
@@ -42,6 +43,32 @@ def build_site(project: Path, dest: Path, generator: str = "mkdocs", timeout: fl
         timeout=timeout,
         env={**os.environ, "NO_COLOR": "1", **(env or {})},
     )
+
+
+def site_to_check(given: Path | None, scratch: Path) -> Path:
+    """The built site a check reads: ``given``, or a strict build of the project made into
+    ``scratch/site``. Raises ``RuntimeError`` with the build's last lines when it fails."""
+    if given is not None:
+        return given
+    site = scratch / "site"
+    proc = build_site(ROOT, site)
+    if proc.returncode != 0:
+        raise RuntimeError(f"the build failed:\n{proc.stdout[-3000:]}")
+    return site
+
+
+def npm_ci(folder: Path, what: str, install_scripts: bool = False) -> None:
+    """Install the npm packages pinned in ``folder/package-lock.json`` into ``folder``
+    (``npm ci``; the packages' install scripts run only with ``install_scripts``); ``what``
+    names them in the progress line. Raises ``SystemExit`` when npm is missing,
+    ``subprocess.CalledProcessError`` when it fails."""
+    npm = shutil.which("npm")
+    if npm is None:
+        raise SystemExit("npm not found: install Node.js 20 or newer (apt-get install nodejs npm)")
+    print(f"installing {what} into {folder.relative_to(ROOT)} (npm ci)", flush=True)
+    scripts = [] if install_scripts else ["--ignore-scripts"]
+    subprocess.run([npm, "ci", "--no-audit", "--no-fund", *scripts, "--loglevel=error"],
+                   cwd=folder, check=True)
 
 
 def docs_tree() -> set[tuple[str, int]]:

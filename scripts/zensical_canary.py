@@ -36,7 +36,7 @@ from pathlib import Path
 from bs4 import BeautifulSoup
 
 from scripts.markdown_model import ROOT
-from scripts.site import build_site, html_of, nav_pages
+from scripts.site import html_of, nav_pages, site_to_check
 
 #: The newest Zensical that installs from the package registry this project uses: 0.0.74 and
 #: later need a ``zensical-ui`` release the registry does not serve (checked 2026-11-25).
@@ -182,13 +182,11 @@ def main(argv: list[str] | None = None) -> int:
         except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as error:
             print(f"Zensical canary: zensical {ZENSICAL} build failed: {error}")
             return 2
-        reference = args.reference
-        if reference is None:
-            reference = Path(tmp) / "mkdocs"
-            proc = build_site(ROOT, reference)
-            if proc.returncode != 0:
-                print(f"Zensical canary: the MkDocs build failed:\n{proc.stdout[-3000:]}")
-                return 2
+        try:
+            reference = site_to_check(args.reference, Path(tmp))
+        except RuntimeError as error:
+            print(f"Zensical canary: the MkDocs {error}")
+            return 2
         pages = nav_pages()
         lines = report(reference, built, pages)
     said = " ".join(ln.strip() for ln in log.splitlines() if ln.strip())
