@@ -19,6 +19,7 @@ was run from one that only moved.
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import json
 import os
@@ -66,11 +67,13 @@ def _tree_text(node: ast.AST) -> str:
     return repr(node)
 
 
+@functools.lru_cache(maxsize=4096)
 def code_meaning(source: str) -> str:
     """What a piece of Python does, as text that ignores comments, docstrings, blank lines,
     indentation style and line breaks inside brackets: :func:`_tree_text` of its syntax tree.
     Source that is not Python (a shell block, a notebook cell with a ``%magic``) is kept as it is,
-    less trailing spaces and blank lines."""
+    less trailing spaces and blank lines. Remembered by source text for the process, so a
+    ``mkdocs serve`` rebuild parses only code that changed."""
     try:
         return _tree_text(ast.parse(source))
     except SyntaxError:

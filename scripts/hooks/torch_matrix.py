@@ -58,6 +58,7 @@ DETAILS_ID = "torch-matrix-details"
 _record: dict = {}
 _root = Path(".")
 _claim_tests: dict[str, list[str]] = {}  # page path (docs/...) -> property tests of its claims
+_checks: dict[str, list] = {}  # src_uri -> the page's checks, computed once per build
 
 
 @dataclass
@@ -88,6 +89,7 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
     refreshed record)."""
     global _record, _root, _claim_tests
     _root = Path(config.config_file_path).resolve().parent  # the project: pages and record
+    _checks.clear()
     code = Path(__file__).resolve().parents[2]  # the repository holding scripts/
     if str(code) not in sys.path:
         sys.path.insert(0, str(code))
@@ -105,6 +107,14 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
         log.info("no torch matrix record: pages get no 'Verified on' line "
                  "(python -m scripts.torch_matrix writes it)")
     return config
+
+
+def checks_of(src_uri: str) -> list[Check]:
+    """:func:`page_checks` of the page, computed once per build (the markdown and the content
+    steps both need them)."""
+    if src_uri not in _checks:
+        _checks[src_uri] = page_checks(src_uri, _root)
+    return _checks[src_uri]
 
 
 def page_checks(src_uri: str, root: Path) -> list[Check]:
@@ -370,7 +380,7 @@ def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, files) 
     """Put a note after each block that fails on a covered release."""
     if not _record.get("releases") or not page.file.src_uri.endswith(".md"):
         return markdown
-    state = status(page_checks(page.file.src_uri, _root))
+    state = status(checks_of(page.file.src_uri))
     if not state.failed:
         return markdown
     source = Path(page.file.abs_src_path).read_text(encoding="utf-8")
@@ -383,7 +393,7 @@ def on_page_content(html_: str, *, page: Page, config: MkDocsConfig, files) -> s
     end; fill the claims table."""
     if not _record.get("releases"):
         return html_.replace(CLAIMS_MARKER, "")
-    checks = page_checks(page.file.src_uri, _root)
+    checks = checks_of(page.file.src_uri)
     if CLAIMS_MARKER in html_:
         html_ = html_.replace(CLAIMS_MARKER, claims_table(page, checks))
     if not checks:
