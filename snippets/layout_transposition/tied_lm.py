@@ -9,11 +9,11 @@ its gradient is the sum of the input-side and output-side gradients, that tying 
 
 Run it: ``python snippets/layout_transposition/tied_lm.py``; it raises ``AssertionError`` if
 PyTorch behaves differently. ``tied_lm.out`` is what it prints. The tying line follows nanoGPT
-(https://github.com/karpathy/nanoGPT/blob/master/model.py); weight tying itself was proposed at
-the same time by Press & Wolf, "Using the Output Embedding to Improve Language Models"
-(https://arxiv.org/abs/1608.05859, EACL 2017), and by Inan, Khosravi & Socher, "Tying Word Vectors
-and Word Classifiers: A Loss Framework for Language Modeling" (https://arxiv.org/abs/1611.01462,
-ICLR 2017).
+(https://github.com/karpathy/nanoGPT/blob/master/model.py); weight tying itself was proposed
+independently, months apart in 2016, by Press & Wolf, "Using the Output Embedding to Improve
+Language Models" (https://arxiv.org/abs/1608.05859, EACL 2017), and by Inan, Khosravi & Socher,
+"Tying Word Vectors and Word Classifiers: A Loss Framework for Language Modeling"
+(https://arxiv.org/abs/1611.01462, ICLR 2017).
 """
 
 import torch

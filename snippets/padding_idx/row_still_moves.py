@@ -25,8 +25,9 @@ https://docs.pytorch.org/docs/2.15/generated/torch.nn.functional.embedding.html 
 https://docs.pytorch.org/docs/2.15/generated/torch.optim.AdamW.html; ``torch.optim.Adam``
 (default ``eps=1e-8``), https://docs.pytorch.org/docs/2.15/generated/torch.optim.Adam.html;
 decoupled weight decay: Loshchilov and Hutter, https://arxiv.org/abs/1711.05101; weight tying,
-proposed at the same time by Press and Wolf, https://arxiv.org/abs/1608.05859, and by Inan,
-Khosravi and Socher, https://arxiv.org/abs/1611.01462.
+proposed independently, months apart in 2016, by Press and Wolf,
+https://arxiv.org/abs/1608.05859, and by Inan, Khosravi and Socher,
+https://arxiv.org/abs/1611.01462.
 """
 
 import torch
