@@ -8,7 +8,6 @@ The build runs once per test run, shared by every worker (the ``site`` fixture i
 from __future__ import annotations
 
 import difflib
-import functools
 import re
 from pathlib import Path
 from urllib.parse import urlparse
@@ -17,6 +16,7 @@ import material
 import pytest
 from bs4 import BeautifulSoup
 
+from scripts.hooks.notebooks import broken_links
 from scripts.markdown_model import ROOT
 from scripts.site import html_of, nav_pages
 from tests.built_pages import parsed
@@ -289,35 +289,14 @@ def test_a_formula_breaks_into_lines_at_top_level_double_backslashes():
     assert 'aria-label="a = 1 \\\\ b = 2"' in block
 
 
-@functools.cache
-def ids_of(path: Path) -> frozenset[str]:
-    """The ``id`` values of the built page ``path`` (read once per process)."""
-    return frozenset(tag["id"] for tag in parsed(path).find_all(id=True))
-
-
-def broken_anchors(site: Path, page: str) -> list[str]:
-    """Links of the built ``page`` (its table of contents and navigation included) to a
-    ``#fragment`` of the same page, or of another page of the site, that has no such id."""
-    path = html_of(site, page)
-    problems = []
-    for a in parsed(path).find_all("a", href=True):
-        href = a["href"]
-        target, _, fragment = href.partition("#")
-        if not fragment or urlparse(href).scheme or href.startswith("//"):
-            continue
-        other = (path.parent / target).resolve() if target else path
-        if other.is_dir():
-            other = other / "index.html"
-        if other.suffix != ".html" or not other.is_file():
-            continue  # a download, or a missing file (the strict build reports those)
-        if fragment not in ids_of(other):
-            problems.append(f"{page}: {href}")
-    return sorted(set(problems))
-
-
 def test_every_anchor_and_table_of_contents_link_resolves(site):
-    problems = [p for page in nav_pages() for p in broken_anchors(site, page)]
-    assert not problems, "links to an id the page does not have:\n" + "\n".join(problems)
+    """Every relative link of every page, navigation and table of contents included, reaches a
+    file of the site and, with a ``#fragment``, an element with that id (the check the build runs
+    on notebook pages, ``scripts/hooks/notebooks.py``, here on every page)."""
+    problems = sorted({f"{page}: {problem}" for page in nav_pages()
+                       for problem in broken_links(site, html_of(site, page).relative_to(site)
+                                                   .as_posix(), whole_page=True)})
+    assert not problems, "\n".join(problems)
 
 
 def test_no_table_has_an_empty_header_cell(site):

@@ -219,19 +219,20 @@ def _ids(path: Path, cache: dict[Path, set[str]]) -> set[str]:
 _URL_ATTR = {name: re.compile(rf'\s{name}="([^"]*)"') for name in ("href", "src")}
 
 
-def broken_links(site_dir: Path, page_dest: str) -> list[str]:
+def broken_links(site_dir: Path, page_dest: str, whole_page: bool = False) -> list[str]:
     """Relative links and sources of the built page ``page_dest`` whose target is missing.
 
     ``page_dest`` is the page's path in ``site_dir`` (``notebooks/x/index.html``). Only the
-    ``<article>`` is checked (the whole page when it has none): its ``href`` values, then its
-    ``src`` values, read with patterns (see :data:`_ID`). Returns one ``"url: why"`` string per
+    ``<article>`` is checked (the whole page when it has none, or with ``whole_page``: the
+    navigation and table of contents too): its ``href`` values, then its ``src`` values, read
+    with patterns (see :data:`_ID`). Returns one ``"url: why"`` string per
     broken link. Links with a scheme (``https:``) are not checked; absolute paths (``/x/``) are
     reported.
     """
     page_path = site_dir / page_dest
     text = page_path.read_text(encoding="utf-8")
     start, end = text.find("<article"), text.rfind("</article>")
-    article = text[start:end] if 0 <= start < end else text
+    article = text[start:end] if 0 <= start < end and not whole_page else text
     problems: list[str] = []
     cache: dict[Path, set[str]] = {}
     urls = [unescape(u) for name in ("href", "src") for u in _URL_ATTR[name].findall(article)]
@@ -255,6 +256,6 @@ def broken_links(site_dir: Path, page_dest: str) -> list[str]:
 
 def on_post_build(config: MkDocsConfig) -> None:
     """Warn (a failed build under ``strict``) on each broken link of a notebook page."""
-    for dest in _NOTEBOOK_PAGES:
-        for problem in broken_links(Path(config.site_dir), dest):
+    for dest in _NOTEBOOK_PAGES:  # the whole page: its table of contents is mkdocs-jupyter's
+        for problem in broken_links(Path(config.site_dir), dest, whole_page=True):
             log.warning("notebook page %s: broken link %s", dest, problem)
