@@ -36,12 +36,12 @@ VNU_JAR = VNU_DIR / "node_modules" / "vnu-jar" / "build" / "dist" / "vnu.jar"
 
 #: Errors of Material for MkDocs' templates (9.8): message pattern -> where it comes from.
 THEME_ERRORS = {
-    # partials/nav-item.html writes tabindex="{{ tabindex }}" on a section's label, and leaves
-    # the value empty for sections that are not tabs.
+    # partials/nav-item.html writes tabindex="{{ tabindex }}" on a navigation label, with
+    # {% set tabindex = "0" if not is_section %}: empty on every section's label.
     r"^Bad value “” for attribute “tabindex” on element “label”":
         "Material's partials/nav-item.html: empty tabindex on navigation labels",
-    # base.html's drawer and search toggles are checkboxes with autocomplete="off", which keeps
-    # a browser from restoring their state on back navigation.
+    # base.html's drawer and search toggles (#__drawer, #__search) are checkboxes with
+    # autocomplete="off": two per page.
     r"^Attribute “autocomplete” is only allowed when the input type is":
         "Material's base.html: autocomplete on its toggle checkboxes",
 }

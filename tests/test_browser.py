@@ -531,7 +531,8 @@ PRINT_PROBLEMS_JS = """() => {
     if (getComputedStyle(nav).display !== 'none') { out.push('code buttons printed'); break; }
   return out;
 }"""
-#: The printable width of an A4 page with Chromium's default margins (CSS px), rounded down.
+#: A text column a little narrower than an A4 page's (794 CSS px wide) less Chromium's default
+#: print margins, in CSS px: what fits here fits on A4 and, wider, on Letter.
 PRINT_WIDTH = 700
 
 

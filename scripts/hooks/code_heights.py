@@ -17,10 +17,11 @@ every page.
 
 The same step makes each block's ``<code>`` take the keyboard's focus (``tabindex="0"``): a block
 wider than its column scrolls sideways, and a scrolling region must be reachable without a mouse
-(WCAG 2.1.1; axe-core's ``scrollable-region-focusable``). Material's script does this for the
-blocks that overflow, but only once it sets a block up, which ``content.lazy`` defers until the
-block nears the viewport; and which blocks overflow depends on the reader's screen, so every
-block gets it.
+(WCAG 2.1.1; axe-core's ``scrollable-region-focusable``). Material's script (9.8) sets that
+attribute on a block that scrolls on a device with hover, and removes it from any other, but
+only once it sets a block up, which ``content.lazy`` defers until the block nears the viewport.
+Until then the build's attribute stands: which blocks overflow depends on the reader's screen,
+so every block gets it.
 
 It runs on every page's HTML after the notebook step has turned notebook cells into Material
 code blocks (``scripts/hooks/build.py``).
