@@ -14,6 +14,7 @@ so the files stay small and take the reader's sans-serif font instead of one fet
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -34,6 +35,9 @@ __all__ = [
     "new_diagram",
     "new_figure",
     "render_svg",
+    "smallest_text_px",
+    "PHONE_COLUMN_PX",
+    "MIN_TEXT_PX",
 ]
 
 
@@ -124,6 +128,34 @@ def new_diagram(theme: Theme, width: float, height: float) -> tuple[Figure, Axes
     ax.set_axis_off()
     ax.set_aspect("equal")
     return fig, ax
+
+
+#: How wide a figure is drawn on a 360 px phone: the text column of Material's layout at that
+#: viewport (360 px less two 16 px margins), measured in Chromium on the built site.
+PHONE_COLUMN_PX = 328
+
+#: The smallest text a figure may show at that width, in CSS px (the issue tracker's bound for
+#: phone readability; about 7 pt, the size of a footnote in print).
+MIN_TEXT_PX = 9.0
+
+_SVG_WIDTH = re.compile(r'<svg\b[^>]*\bviewBox="[-\d.]+ [-\d.]+ ([\d.]+) [\d.]+"')
+_FONT_SIZE = re.compile(r"font-size:\s*([\d.]+)px")
+
+
+def smallest_text_px(svg: bytes | str, width_px: float) -> float:
+    """The smallest text of a matplotlib SVG when the image is shown ``width_px`` CSS px wide.
+
+    matplotlib writes text as ``<text>`` with ``font-size: Npx`` in the SVG's user units (points,
+    with ``svg.fonttype = "none"``) and never scales it, so on screen a text is
+    ``N * width_px / viewBox width`` px tall. Returns ``inf`` for an SVG without text; raises
+    ``ValueError`` if the SVG has no ``viewBox``.
+    """
+    text = svg.decode("utf-8") if isinstance(svg, bytes) else svg
+    box = _SVG_WIDTH.search(text)
+    if box is None:
+        raise ValueError("SVG without a viewBox")
+    sizes = [float(s) for s in _FONT_SIZE.findall(text)]
+    return min(sizes, default=float("inf")) * width_px / float(box.group(1))
 
 
 def render_svg(fn: FigureFunction, theme: Theme) -> bytes:

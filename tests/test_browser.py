@@ -14,7 +14,8 @@ For each page listed in ``mkdocs.yml``'s ``nav`` (pages added later are covered 
 * a code block scrolled into view gets its copy button (blocks are set up lazily), and every
   code block's placeholder height (used while it is off screen) equals its real height;
 * axe-core finds no accessibility violation, in either palette;
-* at a 360 px viewport every display formula fits the column, and printed (an A4 column) no
+* at a 360 px viewport every display formula fits the column, every figure's smallest text is at
+  least ``MIN_TEXT_PX`` (9 px, ``snippets/figure_style.py``) and a link opens it full size; printed (an A4 column) no
   code block or formula is cut, no Python line wraps and no code button shows;
 * hovering the first glossary term (an ``<abbr>``, see tests/test_glossary.py) shows its
   definition in Material's tooltip;
@@ -42,6 +43,7 @@ import io
 import json
 import os
 import re
+import urllib.request
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -59,6 +61,7 @@ from scripts.site import (
     page_url_path,
     serve,
 )
+from snippets.figure_style import MIN_TEXT_PX, smallest_text_px
 from tests.built_pages import parsed
 
 try:
@@ -89,6 +92,16 @@ IMAGES_JS = """async () => {
                          inFigure: i.closest("figure") !== null,
                          shown: shown.includes(i), fetched: fetched.has(i.src.split("#")[0])}));
 }"""
+
+
+#: Each shown figure image at the current viewport: its URL, its width on screen (CSS px) and
+#: whether a link around it opens the SVG itself, full size.
+FIGURE_WIDTHS_JS = """() => [...document.querySelectorAll('figure img')]
+  .filter(i => i.getClientRects().length > 0 && i.src.split('#')[0].endsWith('.svg'))
+  .map(i => ({src: i.getAttribute('src'), url: i.src.split('#')[0],
+              width: i.getBoundingClientRect().width,
+              link: i.closest('a') !== null
+                    && i.closest('a').href.split('#')[0] === i.src.split('#')[0]}))"""
 
 
 #: Each visible code block whose placeholder height (``contain-intrinsic-size``, used while the
@@ -233,10 +246,18 @@ THEME_VIOLATIONS: dict[tuple[str, str], str] = {
 }
 
 
+@functools.cache
+def svg_bytes(url: str) -> bytes:
+    """The SVG served at ``url`` (the session's local server), read once per worker."""
+    with urllib.request.urlopen(url) as response:
+        return response.read()
+
+
 def check_phone_and_print(visit: Visit) -> None:
     """Record, on the page as it is open: a display formula wider than the text column of a
     360 px phone (a long one is written as several lines, ``\\\\`` in its fence) or a formula box
-    that cannot take the keyboard's focus; and, printed (print media, the width of an A4 page's
+    that cannot take the keyboard's focus; a figure whose smallest text is under ``MIN_TEXT_PX``
+    at the width it is shown there, or that no link opens full size; and, printed (print media, the width of an A4 page's
     text), a code block or formula cut at the margin, a Python line that would wrap (its
     indentation would restart at the margin), or printed code buttons. The tab's viewport and
     media are put back afterwards."""
@@ -246,6 +267,12 @@ def check_phone_and_print(visit: Visit) -> None:
         tab.set_viewport_size({"width": 360, "height": 740})
         visit.problems += [f"wider than a phone's column: {w}"
                            for w in tab.evaluate(OVERFLOWING_MATH_JS)]
+        for figure in tab.evaluate(FIGURE_WIDTHS_JS):
+            px = smallest_text_px(svg_bytes(figure["url"]), figure["width"])
+            if px < MIN_TEXT_PX:
+                visit.problems.append(f"figure text {px:.1f} px at 360 px: {figure['src']}")
+            if not figure["link"]:
+                visit.problems.append(f"figure does not open full size: {figure['src']}")
         unfocusable = tab.locator("div.arithmatex:not([tabindex='0']), "
                                   "div.arithmatex:not([aria-label])").count()
         if unfocusable:

@@ -15,7 +15,7 @@ import yaml
 from scripts.hooks import figures as hook
 from scripts.markdown_model import ROOT
 from scripts.site import build_site
-from snippets.figure_style import THEMES, render_svg
+from snippets.figure_style import MIN_TEXT_PX, PHONE_COLUMN_PX, THEMES, render_svg, smallest_text_px
 
 #: The snippets packages that have figures: ``lookup_tables``, ``sparsity``, ...
 MODULES = [p.parent.name for p in hook.figure_scripts(ROOT)]
@@ -29,7 +29,8 @@ FUNCTIONS = [
 @pytest.mark.parametrize("mod,name", FUNCTIONS, ids=[f"{m}.{n}" for m, n in FUNCTIONS])
 def test_figure_renders_deterministic_svg(mod, name, site):
     """Drawn here, each figure equals, byte for byte, the one the site build drew in another
-    process (so no hash seed, clock or process state leaks in); light differs from dark."""
+    process (so no hash seed, clock or process state leaks in); light differs from dark; its
+    smallest text is at least MIN_TEXT_PX on a phone's column."""
     fn = getattr(importlib.import_module(f"snippets.{mod}.figures"), name)
     svgs = {}
     for theme in THEMES:
@@ -43,6 +44,9 @@ def test_figure_renders_deterministic_svg(mod, name, site):
         external = re.findall(r'(?:xlink:)?href="(?!#)([^"]+)"', text)
         assert not external, f"{name}: SVG references {external}"
         assert theme.fg.lower() in text.lower(), f"{name}: does not use its theme's text colour"
+        # Readable on a phone: the browser test measures the width it is really shown at.
+        px = smallest_text_px(svg, PHONE_COLUMN_PX)
+        assert px >= MIN_TEXT_PX, f"{name}: smallest text {px:.1f} px on a phone, under {MIN_TEXT_PX}"
         svgs[theme.name] = svg
     assert len(set(svgs.values())) == len(THEMES), f"{name}: the variants are identical"
 
