@@ -25,7 +25,7 @@ import pytest
 from filelock import FileLock
 from hypothesis import HealthCheck, settings
 
-from scripts.hooks.notebook_cache import CACHE_DIR as NOTEBOOK_CACHE_DIR
+from scripts.execute import CACHE_DIR as EXECUTED_DIR
 from scripts.markdown_model import ROOT
 from scripts.site import build_site, docs_tree
 
@@ -78,8 +78,9 @@ SECOND_BUILD_WAIT = 660
 
 
 def _notebook_cache() -> list[str]:
-    """The entries of ``.cache/notebooks/`` (file names, sorted)."""
-    return sorted(p.name for p in (ROOT / NOTEBOOK_CACHE_DIR).glob("*.json"))
+    """The executed notebooks kept in ``.cache/executed/`` (paths under it, sorted)."""
+    folder = ROOT / EXECUTED_DIR
+    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*.ipynb"))
 
 
 def _second_build(shared: Path) -> None:

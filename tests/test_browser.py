@@ -15,8 +15,9 @@ For each page listed in ``mkdocs.yml``'s ``nav`` (pages added later are covered 
   code block's placeholder height (used while it is off screen) equals its real height;
 * axe-core finds no accessibility violation, in either palette;
 * at a 360 px viewport every display formula fits the column, every figure's smallest text is at
-  least ``MIN_TEXT_PX`` (9 px, ``snippets/figure_style.py``) and a link opens it full size; printed (an A4 column) no
-  code block or formula is cut, no Python line wraps and no code button shows;
+  least ``MIN_TEXT_PX`` (9 px, ``snippets/figure_style.py``) and a link opens it full size;
+  printed (an A4 column) no code block or formula is cut, no Python line wraps and no code
+  button shows;
 * hovering the first glossary term (an ``<abbr>``, see tests/test_glossary.py) shows its
   definition in Material's tooltip;
 * every link of the page's notebook download box downloads, from the local server, a notebook
@@ -257,10 +258,10 @@ def check_phone_and_print(visit: Visit) -> None:
     """Record, on the page as it is open: a display formula wider than the text column of a
     360 px phone (a long one is written as several lines, ``\\\\`` in its fence) or a formula box
     that cannot take the keyboard's focus; a figure whose smallest text is under ``MIN_TEXT_PX``
-    at the width it is shown there, or that no link opens full size; and, printed (print media, the width of an A4 page's
-    text), a code block or formula cut at the margin, a Python line that would wrap (its
-    indentation would restart at the margin), or printed code buttons. The tab's viewport and
-    media are put back afterwards."""
+    at the width it is shown there, or that no link opens full size; and, printed (print media,
+    the width of an A4 page's text), a code block or formula cut at the margin, a Python line
+    that would wrap (its indentation would restart at the margin), or printed code buttons. The
+    tab's viewport and media are put back afterwards."""
     tab = visit.page
     size = tab.viewport_size
     try:

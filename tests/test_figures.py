@@ -46,7 +46,7 @@ def test_figure_renders_deterministic_svg(mod, name, site):
         assert theme.fg.lower() in text.lower(), f"{name}: does not use its theme's text colour"
         # Readable on a phone: the browser test measures the width it is really shown at.
         px = smallest_text_px(svg, PHONE_COLUMN_PX)
-        assert px >= MIN_TEXT_PX, f"{name}: smallest text {px:.1f} px on a phone, under {MIN_TEXT_PX}"
+        assert px >= MIN_TEXT_PX, f"{name}: smallest text {px:.1f} px on a phone (< {MIN_TEXT_PX})"
         svgs[theme.name] = svg
     assert len(set(svgs.values())) == len(THEMES), f"{name}: the variants are identical"
 

@@ -93,13 +93,13 @@ _IgnorePythonTags.add_multi_constructor("tag:yaml.org,2002:python/", lambda *_: 
 
 
 def test_a_failing_cell_fails_the_site_build(tmp_path):
-    """The site's own mkdocs-jupyter settings and notebook hook turn a failing cell into a failed
-    build that names the error (a minimal project, so the test takes seconds, not a full build)."""
+    """The site's own mkdocs-jupyter settings and notebook steps turn a failing cell into a failed
+    build that names the error (a minimal project, so the test takes seconds, not a full build).
+    mkdocs-jupyter only renders: the build's execute stage runs the notebook."""
     config = yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=_IgnorePythonTags)  # noqa: S506
     jupyter = next(p["mkdocs-jupyter"] for p in config["plugins"] if isinstance(p, dict)
                    and "mkdocs-jupyter" in p)
-    assert jupyter["execute"] is True and jupyter["allow_errors"] is False
-    assert jupyter["include"] == ["*.ipynb"] and jupyter["cache"] is False
+    assert jupyter["execute"] is False and jupyter["include"] == ["*.ipynb"]
     project = tmp_path / "project"
     (project / "docs").mkdir(parents=True)
     (project / "mkdocs.yml").write_text(yaml.safe_dump({
@@ -108,7 +108,8 @@ def test_a_failing_cell_fails_the_site_build(tmp_path):
         "theme": {"name": "material"},
         "nav": [{"Broken": "broken.ipynb"}],
         "plugins": [{"mkdocs-jupyter": jupyter}],
-        "hooks": [str(ROOT / "scripts" / "hooks" / "notebooks.py")],
+        "hooks": [str(ROOT / "scripts" / "hooks" / name)
+                  for name in ("executed_notebooks.py", "notebooks.py")],
     }))
     notebook = {
         "cells": [
@@ -158,21 +159,31 @@ def test_hook_finds_broken_links(tmp_path):
     assert [p.split(":")[0] for p in problems] == ["../data/gone.tsv", "#nowhere", "/nb/"]
 
 
-def test_the_build_merges_a_cells_printed_chunks_into_one_output(monkeypatch, tmp_path):
-    """A cell's printed text reaches the build in chunks whose boundaries depend on timing; with
-    the build's nbconvert settings (``scripts/hooks/jupyter/``), mkdocs-jupyter's conversion
-    renders one output per stream, so two builds give the same page. The cell below sends two
-    chunks half a second apart."""
-    from mkdocs_jupyter.nbconvert2 import nb2html
+def test_the_execute_stage_merges_a_cells_printed_chunks_into_one_output(tmp_path):
+    """A cell's printed text reaches the build in chunks whose boundaries depend on timing; the
+    execute stage (``scripts/execute.py``) keeps one output per stream, so two builds give the
+    same page, and no execution timestamps. The cell below sends two chunks half a second
+    apart; with ``coalesce_streams`` off it gives two outputs (checked when this was written)."""
+    from scripts.execute import execute_notebook
 
-    from scripts.hooks.notebook_cache import JUPYTER_CONFIG
-
-    monkeypatch.setenv("JUPYTER_CONFIG_PATH", str(JUPYTER_CONFIG))
-    path = tmp_path / "chunks.ipynb"
+    source, target = tmp_path / "chunks.ipynb", tmp_path / "out" / "chunks.ipynb"
     nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
         'import time\nprint("first", flush=True)\ntime.sleep(0.5)\nprint("second")'
     )], metadata={"kernelspec": {"name": "python3", "language": "python",
-                                 "display_name": "Python 3"}}), path)
-    html = nb2html(str(path), execute=True, kernel_name="python3", allow_errors=False)
-    assert html.count('class="jp-OutputArea-child') == 1, html
-    assert "first\nsecond" in html
+                                 "display_name": "Python 3"}}), source)
+    execute_notebook(source, target)
+    cell = nbformat.read(target, as_version=4).cells[0]
+    assert [o["text"] for o in cell.outputs] == ["first\nsecond\n"]
+    assert "execution" not in cell.metadata
+
+
+def test_a_failing_cell_fails_the_execute_stage_naming_the_notebook(tmp_path):
+    from scripts.execute import NotebookFailed, execute_notebook
+
+    source = tmp_path / "broken.ipynb"
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
+        "raise ValueError('on purpose')")], metadata={"kernelspec": {
+        "name": "python3", "display_name": "Python 3"}}), source)
+    with pytest.raises(NotebookFailed, match=r"broken\.ipynb(.|\n)*ValueError: on purpose"):
+        execute_notebook(source, tmp_path / "out.ipynb")
+    assert not (tmp_path / "out.ipynb").exists()

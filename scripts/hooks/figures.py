@@ -36,7 +36,6 @@ module and the function; so does an ``__all__`` that is missing or not a list of
 from __future__ import annotations
 
 import ast
-import functools
 import hashlib
 import importlib
 import importlib.metadata
@@ -53,6 +52,10 @@ from pathlib import Path
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
+
+if str(Path(__file__).resolve().parents[2]) not in sys.path:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from scripts.execute import environment_fingerprint  # noqa: E402
 
 #: The project this hook belongs to. MkDocs loads a hook by its file path, and undoes any change
 #: to ``sys.path`` made while loading it; the pool's workers import this module by name.
@@ -97,22 +100,6 @@ def page_slug(package: str) -> str:
 def figure_scripts(root: Path) -> list[Path]:
     """Every page's figure module, ``snippets/<page_pkg>/figures.py``, sorted."""
     return sorted((root / "snippets").glob("*/figures.py"))
-
-
-@functools.cache
-def environment_fingerprint() -> str:
-    """The Python version and every installed distribution's ``name==version``, one per line.
-
-    Part of every cache key (figures here, executed notebooks in ``notebook_cache.py``): a new
-    pin of torch, matplotlib or anything else can change what a figure or a cell shows. Read
-    once per process (``mkdocs serve`` started before a ``pip install`` keeps the old value).
-    """
-    dists = sorted(
-        f"{d.metadata['Name']}=={d.version}".lower()
-        for d in importlib.metadata.distributions()
-        if d.metadata["Name"]
-    )
-    return "\n".join([sys.version, *dists])
 
 
 def _cache_keys(root: Path, scripts: list[Path]) -> dict[Path, str]:

@@ -1,0 +1,207 @@
+"""The execute stage: every notebook of the site is run, and its outputs saved, before any page
+is rendered.
+
+For each notebook ``docs/notebooks/<name>.ipynb`` (committed without outputs) this writes an
+executed copy, outputs included, to ``.cache/executed/<key>/notebooks/<name>.ipynb``. The build
+(``scripts/hooks/executed_notebooks.py``) calls :func:`run` at the start of every ``mkdocs build``
+and ``mkdocs serve`` rebuild and hands these copies to mkdocs-jupyter, which renders them without
+running anything (``execute: false`` in ``mkdocs.yml``). Run it alone to execute what is stale::
+
+    python -m scripts.execute          # prints each notebook, executed or reused, and its copy
+
+The key of a copy is the sha256 of everything its outputs can depend on: the notebook, every file
+under the ``data/`` folder beside it (what it reads; it runs with ``docs/notebooks/`` as its
+working directory), its kernel's command line, :data:`SETTINGS` and the environment (the Python
+version and every installed package's version). A copy whose key is on disk is reused, so
+``mkdocs serve`` shows an edit to another page without running a kernel; ``rm -rf .cache``
+forgets them all.
+
+How a notebook runs (nbclient, the library nbconvert and mkdocs-jupyter use): each in its own
+kernel, all at once (the kernels are processes; the threads here only wait on them), with
+
+* no cell allowed to fail: a failing cell raises :class:`NotebookFailed`, naming the notebook and
+  the cell's error, and nothing is written for that notebook;
+* one output per stream per cell (``coalesce_streams``): the kernel sends printed text in chunks
+  as its buffer is flushed, so where a chunk ends depends on timing, and unmerged chunks would
+  make two builds of the same notebook differ;
+* no execution timestamps in the copy (``record_timing``), for the same reason;
+* the kernel reached over Unix domain sockets in Jupyter's runtime folder, which only this user
+  can open, instead of TCP on 127.0.0.1, where ipykernel warns at every start that its messages
+  travel unencrypted (and the build's log must stay clean).
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import hashlib
+import importlib.metadata
+import json
+import os
+import shutil
+import sys
+import tempfile
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+#: Where executed copies are kept, relative to the project.
+CACHE_DIR = Path(".cache") / "executed"
+#: How notebooks are run; part of every key, so changing one runs every notebook again.
+SETTINGS = {"format": "executed-1", "timeout_s": 600, "coalesce_streams": True,
+            "record_timing": False, "allow_errors": False, "transport": "ipc"}
+
+
+class NotebookFailed(RuntimeError):
+    """A notebook's cell raised, or its kernel could not start; the message names the notebook
+    (``docs/notebooks/<name>.ipynb``) and ends with the cell's error."""
+
+
+@functools.cache
+def environment_fingerprint() -> str:
+    """The Python version and every installed distribution's ``name==version``, one per line.
+
+    Part of every cache key (executed notebooks here, figures in ``scripts/hooks/figures.py``): a
+    new pin of torch, matplotlib or anything else can change what a cell or a figure shows. Read
+    once per process (a ``mkdocs serve`` started before a ``pip install`` keeps the old value).
+    """
+    dists = sorted(
+        f"{d.metadata['Name']}=={d.version}".lower()
+        for d in importlib.metadata.distributions()
+        if d.metadata["Name"]
+    )
+    return "\n".join([sys.version, *dists])
+
+
+def notebooks(docs: Path) -> list[Path]:
+    """Every notebook of the site: each ``.ipynb`` file under ``docs`` (the folder of the pages),
+    sorted, Jupyter's ``.ipynb_checkpoints`` folders left out."""
+    return sorted(p for p in docs.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
+
+
+def _kernel_name(notebook: Path) -> str:
+    meta = json.loads(notebook.read_text(encoding="utf-8")).get("metadata", {})
+    return meta.get("kernelspec", {}).get("name", "python3")
+
+
+def _kernel_command(name: str) -> str:
+    """The command line of kernel ``name`` (from its kernel spec), or '' if there is none."""
+    from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
+
+    try:
+        return json.dumps(KernelSpecManager().get_kernel_spec(name).argv)
+    except NoSuchKernel:
+        return ""
+
+
+def notebook_key(notebook: Path) -> str:
+    """The key of ``notebook``'s executed copy: sha256 (hex) of the notebook, its ``data/`` files,
+    its kernel's command line, :data:`SETTINGS` and :func:`environment_fingerprint`."""
+    h = hashlib.sha256(json.dumps(SETTINGS, sort_keys=True).encode() + b"\0")
+    h.update(environment_fingerprint().encode() + b"\0")
+    h.update(_kernel_command(_kernel_name(notebook)).encode() + b"\0")
+    h.update(notebook.read_bytes() + b"\0")
+    data = notebook.parent / "data"
+    for path in sorted(data.rglob("*")) if data.is_dir() else []:
+        if path.is_file():
+            h.update(path.relative_to(data).as_posix().encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()
+
+
+def execute_notebook(source: Path, target: Path) -> None:
+    """Run ``source`` (an ``.ipynb`` file) in a fresh kernel, in its own folder, and write it with
+    its outputs to ``target`` (atomically: a concurrent reader never sees half a file).
+
+    Raises :class:`NotebookFailed` if a cell raises or the kernel cannot start.
+    """
+    import nbformat
+    from jupyter_core.paths import jupyter_runtime_dir
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError
+    from traitlets.config import Config
+
+    nb = nbformat.read(source, as_version=4)
+    runtime = jupyter_runtime_dir()
+    os.makedirs(runtime, mode=0o700, exist_ok=True)
+    name = _kernel_name(source)
+    # The kernel's sockets are files named after this process and a random id: concurrent builds
+    # never share one, and the kernel deletes them when it stops.
+    sockets = os.path.join(runtime, f"build-{os.getpid()}-{uuid.uuid4().hex[:8]}")
+    kernel = Config({"KernelManager": {"transport": SETTINGS["transport"], "ip": sockets}})
+    client = NotebookClient(
+        nb, config=kernel, kernel_name=name, timeout=SETTINGS["timeout_s"],
+        allow_errors=SETTINGS["allow_errors"], coalesce_streams=SETTINGS["coalesce_streams"],
+        record_timing=SETTINGS["record_timing"],
+        resources={"metadata": {"path": str(source.parent)}},
+    )
+    try:
+        client.execute()
+    except CellExecutionError as error:
+        failed = next((c for c in nb.cells if any(o.get("output_type") == "error"
+                                                  for o in c.get("outputs", []))), None)
+        code = f"\n{failed.source}\n" if failed is not None else "\n"
+        raise NotebookFailed(f"{source.name}: this cell raised {error.ename}: {error.evalue}"
+                             f"{code}") from None
+    except Exception as error:  # the kernel did not start, or died
+        raise NotebookFailed(f"{source.name}: {type(error).__name__}: {error}") from error
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    nbformat.write(nb, tmp)
+    os.replace(tmp, target)
+
+
+def run(root: Path = ROOT, folder: Path | None = None,
+        docs: Path | None = None) -> dict[str, tuple[Path, bool]]:
+    """Make sure every notebook of the site has an executed copy; return, for each notebook's
+    path relative to ``docs/`` (``notebooks/<name>.ipynb``), the folder its copy sits under (the
+    copy is ``<folder>/notebooks/<name>.ipynb``) and whether it was executed now (``False``:
+    reused).
+
+    ``folder`` is where copies are kept, ``<root>/.cache/executed`` by default, one subfolder per
+    key; ``docs`` is the folder of the pages, ``<root>/docs`` by default. The stale notebooks run at the same time, each in its own kernel. Raises
+    :class:`NotebookFailed` for the first failing notebook (in name order), after all have run.
+    """
+    folder = folder if folder is not None else root / CACHE_DIR
+    docs = docs if docs is not None else root / "docs"
+    plan = {}
+    for notebook in notebooks(docs):
+        uri = notebook.relative_to(docs).as_posix()
+        plan[uri] = (notebook, folder / notebook_key(notebook))
+    stale = {uri: (nb, base) for uri, (nb, base) in plan.items() if not (base / uri).is_file()}
+    if stale:
+        with ThreadPoolExecutor(max_workers=len(stale), thread_name_prefix="notebook") as pool:
+            running = {uri: pool.submit(execute_notebook, nb, base / uri)
+                       for uri, (nb, base) in stale.items()}
+        for uri in sorted(running):
+            running[uri].result()  # raises NotebookFailed
+    return {uri: (base, uri in stale) for uri, (nb, base) in plan.items()}
+
+
+def prune(folder: Path, keep: set[Path]) -> None:
+    """Delete every key folder under ``folder`` that is not in ``keep`` (older copies of edited
+    notebooks)."""
+    for path in folder.iterdir() if folder.is_dir() else []:
+        if path.is_dir() and path not in keep:
+            shutil.rmtree(path, ignore_errors=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--fresh", action="store_true",
+                        help="execute every notebook into a temporary folder, whatever is cached")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp:
+        try:
+            copies = run(ROOT, Path(tmp) if args.fresh else None)
+        except NotebookFailed as error:
+            print(error, file=sys.stderr)
+            return 1
+        for uri, (base, now) in copies.items():
+            where = "(temporary copy)" if args.fresh else (base / uri).relative_to(ROOT)
+            print(f"{'executed' if now else 'reused  '} {uri} -> {where}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

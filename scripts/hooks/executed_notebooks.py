@@ -1,0 +1,133 @@
+"""Build steps: notebooks are executed first (``scripts/execute.py``), then rendered.
+
+MkDocs builds a notebook page from the file its ``File`` points at, and mkdocs-jupyter renders
+that file without running it (``execute: false`` in ``mkdocs.yml``). So:
+
+* ``on_pre_build`` runs the execute stage (:func:`scripts.execute.run`): every notebook whose
+  sources changed is executed, each in its own kernel, before any page is rendered; a failing
+  cell fails the build, naming the notebook and the cell. The executed copies live in
+  ``.cache/executed/`` (with ``NOTEBOOK_CACHE=off`` in the environment, in a temporary folder
+  instead, every notebook executed whatever is cached: the test that two builds are
+  byte-identical uses it).
+* ``on_files`` points each notebook page at its executed copy (a ``File`` with the same
+  ``src_uri``, so its URL, its place in ``nav`` and its edit link are the committed notebook's)
+  and adds the committed notebook, without outputs, as the download beside the page
+  (``notebooks/<name>/<name>.ipynb``, where the page's download link points). It must run before
+  mkdocs-jupyter's own ``on_files``, which turns ``.ipynb`` files into pages: ``build.py`` gives
+  that event a higher priority (MkDocs' ``event_priority``). The download is a generated file
+  (no source path), which mkdocs-jupyter leaves alone.
+* ``on_page_markdown`` gives a notebook page its "Last update" date: the date of the last commit
+  of the committed notebook, in the form git-revision-date-localized gives the other pages (that
+  plugin excludes notebooks in ``mkdocs.yml``: it would ask git about the executed copy, which git
+  does not track).
+* ``on_post_build`` deletes executed copies no build uses any more, and the temporary folder.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from datetime import UTC, datetime
+from pathlib import Path
+
+from babel.dates import format_date
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
+from mkdocs.structure.files import File, Files
+from mkdocs.structure.pages import Page
+
+_PROJECT = str(Path(__file__).resolve().parents[2])
+if _PROJECT not in sys.path:
+    sys.path.insert(0, _PROJECT)
+from scripts import execute  # noqa: E402
+
+log = logging.getLogger("mkdocs.hooks.executed_notebooks")
+
+#: The meta key Material's ``partials/source-file.html`` shows as "Last update".
+DATE_META = "git_revision_date_localized"
+
+
+class _Build:
+    root: Path = Path(_PROJECT)
+    #: ``notebooks/<name>.ipynb`` -> the folder its executed copy sits under.
+    copies: dict[str, Path] = {}
+    temporary: Path | None = None
+
+
+def _cache_off() -> bool:
+    return os.environ.get("NOTEBOOK_CACHE") == "off"
+
+
+def on_pre_build(*, config: MkDocsConfig) -> None:
+    """Run the execute stage (MkDocs event). Raises ``PluginError`` when a notebook fails."""
+    _Build.root = Path(config.config_file_path).resolve().parent
+    if _cache_off():
+        _Build.temporary = Path(tempfile.mkdtemp(prefix="executed-"))
+    try:
+        copies = execute.run(_Build.root, _Build.temporary, Path(config.docs_dir))
+    except execute.NotebookFailed as error:
+        raise PluginError(f"notebook {error}") from None
+    _Build.copies = {uri: base for uri, (base, _) in copies.items()}
+    for uri, (_, now) in copies.items():
+        log.info("notebook %s: %s", uri, "executed" if now else "not executed, nothing changed")
+
+
+def download_uri(src_uri: str) -> str:
+    """Where a notebook's download sits in the site: beside its page
+    (``notebooks/x.ipynb`` -> ``notebooks/x/x.ipynb``)."""
+    folder, name = src_uri.rsplit("/", 1) if "/" in src_uri else ("", src_uri)
+    stem = name.removesuffix(".ipynb")
+    return f"{folder}/{stem}/{name}" if folder else f"{stem}/{name}"
+
+
+def on_files(files: Files, *, config: MkDocsConfig) -> Files:
+    """Point notebook pages at their executed copies and add the committed notebooks as
+    downloads (MkDocs event; must run before mkdocs-jupyter's)."""
+    for uri, base in _Build.copies.items():
+        committed = files.get_file_from_path(uri)
+        if committed is None:  # not under docs/ (excluded by the configuration)
+            continue
+        files.remove(committed)
+        files.append(File(uri, str(base), config.site_dir, config.use_directory_urls))
+        files.append(File.generated(config, download_uri(uri),
+                                    content=Path(committed.abs_src_path).read_bytes()))
+    return files
+
+
+def revision_date(path: Path) -> str:
+    """The "Last update" HTML of ``path``: the author date of its last commit (UTC), as
+    git-revision-date-localized writes it with ``type: date`` and ``locale: en`` (a ``<span>``
+    whose text is the long English date and whose title adds the time). Outside git, or for a
+    file git does not know, the time of the build (``SOURCE_DATE_EPOCH`` if set)."""
+    try:
+        out = subprocess.run(["git", "log", "-1", "--format=%at", "--", path.name],
+                             cwd=path.parent, capture_output=True, text=True, timeout=10,
+                             check=True).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        out = ""
+    stamp = int(out or os.environ.get("SOURCE_DATE_EPOCH") or datetime.now().timestamp())
+    when = datetime.fromtimestamp(stamp, tz=UTC)
+    day = format_date(when, format="long", locale="en")
+    return (f'<span class="git-revision-date-localized-plugin '
+            f'git-revision-date-localized-plugin-date" '
+            f'title="{day} {when.strftime("%H:%M:%S %Z")}">{day}</span>')
+
+
+def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
+    """A notebook page's "Last update", from its committed notebook (MkDocs event)."""
+    if page.file.src_uri in _Build.copies:
+        page.meta[DATE_META] = revision_date(Path(config.docs_dir) / page.file.src_uri)
+    return markdown
+
+
+def on_post_build(*, config: MkDocsConfig) -> None:
+    """Delete executed copies no notebook uses any more (MkDocs event)."""
+    if _Build.temporary is not None:
+        shutil.rmtree(_Build.temporary, ignore_errors=True)
+        _Build.temporary = None
+    else:
+        execute.prune(_Build.root / execute.CACHE_DIR, set(_Build.copies.values()))
