@@ -43,7 +43,8 @@ def padding_batch_to_output(theme: Theme) -> Figure:
     assert not out[pads].any()
     B, L, D = out.shape
 
-    fig, ax = new_diagram(theme, 8.4, 2.9)
+    # Sized for a phone's column: 4.8 in wide, no text under 10 pt (about 9.5 CSS px at 328 px).
+    fig, ax = new_diagram(theme, 4.8, 2.2)
 
     top = 3.0
     draw_grid(
@@ -53,18 +54,20 @@ def padding_batch_to_output(theme: Theme) -> Figure:
         [[str(v) for v in row] for row in batch.tolist()],
         theme,
         highlight_cells=tuple(map(tuple, pads.nonzero().tolist())),
+        fontsize=11,
     )
-    ax.text(L / 2, top + 0.3, f"ids  [B={B}, L={L}]", ha="center", color=theme.fg)
-    ax.text(L / 2, -0.45, "pad_sequence(..., padding_value=0)", ha="center",
-            color=theme.muted, fontsize=9, family="monospace")
+    ax.text(L / 2, top + 0.2, f"ids [B={B}, L={L}]", ha="center", va="bottom", color=theme.fg,
+            fontsize=10)
+    ax.text(L / 2, -0.2, "padding_value=0", ha="center", va="top", color=theme.muted,
+            fontsize=10, family="monospace")
 
-    ax.add_patch(FancyArrowPatch((L + 0.3, top / 2), (L + 2.1, top / 2), arrowstyle="-|>",
-                                 mutation_scale=18, color=theme.accent, linewidth=1.8))
-    ax.text(L + 1.2, top / 2 + 0.3, "emb(ids)", ha="center", color=theme.accent,
-            family="monospace", fontsize=9)
+    ax.add_patch(FancyArrowPatch((L + 0.25, top / 2), (L + 1.95, top / 2), arrowstyle="-|>",
+                                 mutation_scale=16, color=theme.accent, linewidth=1.8))
+    ax.text(L + 1.1, top / 2 + 0.2, "emb(ids)", ha="center", va="bottom", color=theme.accent,
+            family="monospace", fontsize=10)
 
     # Output: one mesh, each position a strip of D cells, a blank (masked) cell between strips.
-    x0, gap = L + 2.5, 1
+    x0, gap = L + 2.3, 1
     strip = 1.0  # width of one position's strip, in grid units; each number is 1/D wide
     img = np.ma.masked_all((B, L * (D + gap) - gap))
     for c in range(L):
@@ -77,13 +80,13 @@ def padding_batch_to_output(theme: Theme) -> Figure:
         xs = x0 + c * (D + gap) * strip / D
         ax.add_patch(Rectangle((xs, top - b - 1), strip, 1, fill=False, edgecolor=theme.accent,
                                linewidth=1.6, linestyle="--"))
-    ax.text(x0 + width / 2, top + 0.3, f"output  [B={B}, L={L}, D={D}]", ha="center",
-            color=theme.fg)
-    ax.text(x0 + width / 2, -0.45, "dashed: pad positions = row 0 = zeros", ha="center",
-            color=theme.accent, fontsize=9)
+    ax.text(x0 + width / 2, top + 0.2, f"output [B={B}, L={L}, D={D}]", ha="center",
+            va="bottom", color=theme.fg, fontsize=10)
+    ax.text(x0 + width / 2, -0.2, "dashed: pad positions\n= row 0 = zeros", ha="center",
+            va="top", color=theme.accent, fontsize=10, linespacing=1.3)
 
-    ax.set_xlim(-0.2, x0 + width + 0.2)
-    ax.set_ylim(-0.8, top + 0.7)
+    ax.set_xlim(-0.1, x0 + width + 0.1)
+    ax.set_ylim(-1.45, top + 0.75)
     return fig
 
 
@@ -130,7 +133,10 @@ def padding_grad_heatmap(theme: Theme) -> Figure:
     # PNG, and the site's SVGs must be pure vector (tests/test_figures.py).
     cmap = colormaps[theme.cmap].resampled(32)
 
-    fig = new_figure(theme, 8.0, 3.4)
+    # Sized for a phone's column: 4.8 in wide, no text under 10 pt (about 9.5 CSS px at 328 px);
+    # the two panels keep sharing one row axis, so rows 1 to 7 can be compared across them.
+    fig = new_figure(theme, 4.8, 3.7)
+    fig.get_layout_engine().set(w_pad=0.02, h_pad=0.02, wspace=0.03)
     axes = fig.subplots(1, 2, sharey=True)
     for ax, data, title in (
         (axes[0], with_pad, "padding_idx=0"),
@@ -138,22 +144,22 @@ def padding_grad_heatmap(theme: Theme) -> Figure:
     ):
         mesh = ax.pcolormesh(np.arange(steps + 1) + 0.5, np.arange(9) - 0.5, data.numpy(),
                              cmap=cmap, norm=norm, edgecolors=theme.muted, linewidth=0.3)
-        ax.set_title(title, color=theme.fg, fontsize=11, family="monospace")
-        ax.set_xlabel("step (gradients accumulate)", color=theme.fg)
+        ax.set_title(title, color=theme.fg, fontsize=10, family="monospace")
         ax.add_patch(Rectangle((0.5, -0.5), steps, 1, fill=False, edgecolor=theme.accent,
                                linewidth=2.0))
-        ax.tick_params(colors=theme.fg, labelsize=9)
+        ax.tick_params(colors=theme.fg, labelsize=10, length=2.5, pad=2)
         for spine in ax.spines.values():
             spine.set_color(theme.muted)
         ax.set_xticks(range(1, steps + 1))
+    fig.supxlabel("step (gradients accumulate)", color=theme.fg, fontsize=10)
     axes[0].set_yticks(range(8), ["0 (pad)", *map(str, range(1, 8))])
     axes[0].invert_yaxis()
-    axes[0].set_ylabel("row of weight", color=theme.fg)
+    axes[0].set_ylabel("row of weight", color=theme.fg, fontsize=10, labelpad=2)
     axes[0].text(steps / 2 + 0.5, 0, "exactly 0", ha="center", va="center",
-                 color=theme.accent, fontsize=9)
-    bar = fig.colorbar(mesh, ax=axes, shrink=0.9)
-    bar.set_label("‖weight.grad[row]‖", color=theme.fg)
+                 color=theme.accent, fontsize=10)
+    bar = fig.colorbar(mesh, ax=axes, shrink=0.9, aspect=25, pad=0.02)
+    bar.set_label("‖weight.grad[row]‖", color=theme.fg, fontsize=10)
     bar.ax.set_ylim(0, vmax)
-    bar.ax.tick_params(colors=theme.fg, labelsize=8)
+    bar.ax.tick_params(colors=theme.fg, labelsize=10, length=2.5, pad=2)
     bar.outline.set_edgecolor(theme.muted)
     return fig
