@@ -13,19 +13,26 @@ import numpy as np
 import torch
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
+from matplotlib.ticker import NullFormatter
 
 from snippets.figure_style import Theme, draw_grid, new_diagram, new_figure
 from snippets.sparsity.csr_correspondence import TEXTS, TRAIN, fit_vocabulary, vectorise
 
 __all__ = ["sparsity_csr_as_bags", "sparsity_grad_memory"]
 
+#: The smallest font size used, in points: the figures are drawn at most 4.8 in wide, so on a
+#: phone's 328 px column this text is shown at 10 * 328 / (4.8 * 72) = 9.5 px or more.
+_TEXT = 10
+
 
 def sparsity_csr_as_bags(theme: Theme) -> Figure:
     """The page's count matrix X [4, 8] and its CSR arrays, read as the inputs of EmbeddingBag.
 
-    Top: X drawn densely (zeros left blank, stored entries highlighted). Bottom: ``indptr`` (the
-    bag ``offsets``, ``include_last_offset=True``), ``indices`` (the ids) and ``data`` (the
-    ``per_sample_weights``), with a line from each ``indptr`` entry to the bag boundary it marks.
+    Top: X drawn densely (zeros left blank, stored entries highlighted), each row followed by
+    its text. Below it: ``indices`` (the ids) and ``data`` (the ``per_sample_weights``), then
+    ``indptr`` (the bag ``offsets``, ``include_last_offset=True``), with a line from each
+    ``indptr`` entry up to the bag boundary it marks. Drawn 4.7 in wide with every label above
+    or beside a short array, so that no text is under 10 pt (legible in a phone's column).
     Raises ``AssertionError`` if the arrays are not a canonical CSR matrix.
     """
     vocab = fit_vocabulary(TRAIN)
@@ -35,60 +42,66 @@ def sparsity_csr_as_bags(theme: Theme) -> Figure:
     n_rows, n_cols = dense.shape
     nnz = X.nnz
 
-    fig, ax = new_diagram(theme, 8.4, 5.0)
+    fig, ax = new_diagram(theme, 4.7, 4.75)
 
-    # The matrix, with its words above and its texts on the left.
-    mx, my = 9.0, 13.0
+    # The matrix (smaller cells than the arrays), its words above, row numbers left, texts right.
+    mx, my, mc = 0.7, 0.0, 0.8
     labels = [[f"{v:g}" if v else "" for v in row] for row in dense]
     stored = tuple((r, c) for r in range(n_rows) for c in X.indices[X.indptr[r]:X.indptr[r + 1]])
-    draw_grid(ax, mx, my, labels, theme, highlight_cells=stored)
+    draw_grid(ax, mx, my, labels, theme, highlight_cells=stored, cell=mc, fontsize=_TEXT)
     for word, c in vocab.items():
-        ax.text(mx + c + 0.5, my + 0.15, word, rotation=60, ha="left", va="bottom",
-                fontsize=9, color=theme.muted)
+        ax.text(mx + (c + 0.5) * mc, my + 0.12, word, rotation=60, ha="left", va="bottom",
+                fontsize=_TEXT, color=theme.muted, rotation_mode="anchor")
+    text_x = mx + n_cols * mc + 0.2
     for r, text in enumerate(TEXTS):
-        ax.text(mx - 0.2, my - r - 0.5, f"{r}: “{text}”", ha="right", va="center",
-                fontsize=9, color=theme.fg)
-    ax.text(mx + n_cols + 0.3, my - n_rows / 2, f"X  [{n_rows} × {n_cols}]\n{nnz} stored",
-            ha="left", va="center", fontsize=10, color=theme.fg)
+        y = my - (r + 0.5) * mc
+        ax.text(mx - 0.15, y, f"{r}", ha="right", va="center", fontsize=_TEXT, color=theme.muted)
+        ax.text(text_x, y, f"“{text}”", ha="left", va="center", fontsize=_TEXT, color=theme.fg)
+    ax.text(text_x, my + 0.15, f"X [{n_rows} × {n_cols}], {nnz} stored", ha="left",
+            va="bottom", fontsize=_TEXT, color=theme.fg)
 
-    # The three arrays.
-    ax_x = 5.0
-    rows_y = {"indptr": 8.3, "indices": 6.2, "data": 5.0}
+    # The three arrays, each named above (indptr: on its right) with the argument it becomes.
+    tops = {"indices": -4.1, "data": -5.75, "indptr": -8.8}
     names = {
-        "indptr": "indptr\n→ offsets",
-        "indices": "indices\n→ input (ids)",
-        "data": "data\n→ per_sample_weights",
+        "indices": "indices → input (ids)",
+        "data": "data → per_sample_weights",
+        "indptr": "indptr → offsets",
     }
     bag_of = np.repeat(np.arange(n_rows), np.diff(X.indptr))  # the bag of each stored entry
-    for key, y in rows_y.items():
+    for key, top in tops.items():
         values = getattr(X, key)
         fills = [theme.accent_fill if key == "indptr" or b % 2 == 0 else theme.cell
                  for b in (bag_of if key != "indptr" else range(len(values)))]
         for i, v in enumerate(values):
-            ax.add_patch(Rectangle((ax_x + i, y - 1), 1, 1, facecolor=fills[i],
+            ax.add_patch(Rectangle((i, top - 1), 1, 1, facecolor=fills[i],
                                    edgecolor=theme.muted, linewidth=0.6))
-            ax.text(ax_x + i + 0.5, y - 0.5, f"{v:g}", ha="center", va="center", fontsize=10,
+            ax.text(i + 0.5, top - 0.5, f"{v:g}", ha="center", va="center", fontsize=_TEXT,
                     color=theme.fg)
-        ax.text(ax_x - 0.25, y - 0.5, names[key], ha="right", va="center", fontsize=9,
-                color=theme.fg, family="monospace")
+        if key == "indptr":
+            ax.text(len(values) + 0.3, top - 0.5, names[key], ha="left", va="center",
+                    fontsize=_TEXT, color=theme.fg, family="monospace")
+        else:
+            ax.text(0, top + 0.12, names[key], ha="left", va="bottom", fontsize=_TEXT,
+                    color=theme.fg, family="monospace")
 
     # indptr[n] marks where bag n starts (and bag n - 1 ends) in indices and data.
-    top_of_indices = rows_y["indices"]
+    # Each line rises straight from the boundary first, leaving room for the bag labels.
+    bottom_of_data = tops["data"] - 1
+    knee = bottom_of_data - 0.8
     for n, p in enumerate(X.indptr):
-        ax.plot([ax_x + n + 0.5, ax_x + p], [rows_y["indptr"] - 1, top_of_indices],
-                color=theme.accent, linewidth=1.2)
+        ax.plot([n + 0.5, p, p], [tops["indptr"], knee, bottom_of_data], color=theme.accent,
+                linewidth=1.2)
     for b in range(n_rows):
         start, end = X.indptr[b], X.indptr[b + 1]
         if end > start:
-            ax.text(ax_x + (start + end) / 2, rows_y["data"] - 1.45, f"bag {b}", ha="center",
-                    va="center", fontsize=9, color=theme.accent)
+            ax.text((start + end) / 2, bottom_of_data - 0.4, f"bag {b}", ha="center",
+                    va="center", fontsize=_TEXT, color=theme.accent)
         else:  # indptr[b] == indptr[b + 1]: nothing stored in row b
-            ax.text(ax_x + nnz + 0.3, rows_y["indices"] - 0.5 - 1.2 * (b - n_rows + 1),
-                    f"bag {b}: empty\n(indptr[{b}] = indptr[{b + 1}])", ha="left",
-                    va="center", fontsize=9, color=theme.muted)
+            ax.text(nnz, tops["indptr"] - 1.45, f"bag {b}: empty (indptr[{b}] = indptr[{b + 1}])",
+                    ha="right", va="center", fontsize=_TEXT, color=theme.muted)
 
-    ax.set_xlim(-1.5, 21.5)
-    ax.set_ylim(3.1, 14.7)
+    ax.set_xlim(-0.15, nnz + 0.2)
+    ax.set_ylim(tops["indptr"] - 1.9, my + 1.4)
     return fig
 
 
@@ -125,21 +138,27 @@ def sparsity_grad_memory(theme: Theme) -> Figure:
 
     vs = np.logspace(2, 8, 61)
     mib = 2.0**20
-    fig = new_figure(theme, 7.0, 3.8)
+    fig = new_figure(theme, 4.8, 3.4)
     ax = fig.add_subplot()
     ax.loglog(vs, dense_bytes(vs) / mib, color=theme.accent, linewidth=2)
     ax.loglog(vs, np.full_like(vs, sparse_bytes / mib), color=theme.second, linewidth=2)
     ax.plot(measured, [dense_bytes(v) / mib for v in measured], "o", color=theme.accent)
     ax.plot(measured, [sparse_bytes / mib] * len(measured), "o", color=theme.second)
-    ax.text(3e6, dense_bytes(3e6) / mib * 2.2, "dense [V, D] grad", color=theme.accent,
-            ha="right", fontsize=10)
-    ax.text(3e6, sparse_bytes / mib * 1.8, "sparse=True: N·(8 + 4D) bytes", color=theme.second,
-            ha="right", fontsize=10)
-    ax.set_xlabel("num_embeddings V", color=theme.fg)
-    ax.set_ylabel("gradient size (MiB)", color=theme.fg)
-    ax.set_title(f"weight gradient of Embedding(V, {D}) after {N} lookups", color=theme.fg,
-                 fontsize=11)
-    ax.tick_params(colors=theme.fg, which="both")
+    ax.text(2e6, dense_bytes(2e6) / mib * 2.5, "dense [V, D]", color=theme.accent,
+            ha="right", fontsize=_TEXT + 1)
+    ax.text(1e8, sparse_bytes / mib * 2.2, "sparse=True:\nN·(8 + 4D) bytes", color=theme.second,
+            ha="right", va="bottom", fontsize=_TEXT + 1)
+    # Plain tick labels: matplotlib's 10^k draws its exponent at 70 % size, too small on a phone.
+    x_ticks = [1e2, 1e4, 1e6, 1e8]
+    ax.set_xticks(x_ticks, ["100", "10k", "1M", "100M"])
+    y_ticks = [1e-1, 1e0, 1e1, 1e2, 1e3, 1e4]
+    ax.set_yticks(y_ticks, ["0.1", "1", "10", "100", "1k", "10k"])
+    ax.xaxis.set_minor_formatter(NullFormatter())
+    ax.yaxis.set_minor_formatter(NullFormatter())
+    ax.set_xlabel("num_embeddings V", color=theme.fg, fontsize=_TEXT + 1)
+    ax.set_ylabel("gradient size (MiB)", color=theme.fg, fontsize=_TEXT + 1)
+    ax.set_title(f"Embedding(V, {D}), {N} lookups", color=theme.fg, fontsize=_TEXT + 1)
+    ax.tick_params(colors=theme.fg, which="both", labelsize=_TEXT + 1)
     for spine in ax.spines.values():
         spine.set_color(theme.muted)
     ax.grid(True, which="major", color=theme.muted, alpha=0.3, linewidth=0.5)

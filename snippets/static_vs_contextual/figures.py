@@ -17,6 +17,10 @@ from snippets.static_vs_contextual.bank_in_context import SENTENCES, build, buil
 
 __all__ = ["svc_pca_static_vs_contextual", "svc_attention_weights"]
 
+#: The smallest font size used, in points: the figures are drawn at most 4.8 in wide, so on a
+#: phone's 328 px column this text is shown at 10 * 328 / (4.8 * 72) = 9.5 px or more.
+_TEXT = 10
+
 
 @torch.no_grad()
 def _vectors() -> tuple[torch.Tensor, torch.Tensor]:
@@ -46,12 +50,13 @@ def _pca2(x: torch.Tensor) -> torch.Tensor:
 
 
 def svc_pca_static_vs_contextual(theme: Theme) -> Figure:
-    """Two panels: the 12 tokens of the sentence pair after the embedding, and after the layer.
+    """Two panels, one above the other: the 12 tokens of the sentence pair after the embedding
+    (top), and after the layer (bottom).
 
     Each panel is its own 2-D PCA projection of the 16-dimensional vectors. Words shared by the
     sentences ("i", "the", "bank") sit on one point in the static panel (asserted: exactly equal
     vectors) and on two points joined by a dashed line in the contextual panel (asserted: not
-    equal).
+    equal). Stacked and 4.8 in wide, with no text under 10 pt, so that it reads on a phone.
     """
     static, context = _vectors()
     words = [s.split() for s in SENTENCES]
@@ -59,8 +64,8 @@ def svc_pca_static_vs_contextual(theme: Theme) -> Figure:
     shared = [(i, words[1].index(w)) for i, w in enumerate(words[0]) if w in words[1]]
     assert [words[0][i] for i, _ in shared] == ["i", "the", "bank"]
 
-    fig = new_figure(theme, 8.6, 3.9)
-    axes = fig.subplots(1, 2)
+    fig = new_figure(theme, 4.8, 6.0)
+    axes = fig.subplots(2, 1)
     for ax, vecs, title in (
         (axes[0], static, "static: nn.Embedding"),
         (axes[1], context, "contextual: + TransformerEncoderLayer"),
@@ -79,20 +84,20 @@ def svc_pca_static_vs_contextual(theme: Theme) -> Figure:
                    label=f"“{SENTENCES[1]}”", zorder=4)
         for k, (x, y) in enumerate(a.tolist()):
             ax.annotate(words[0][k], (x, y), xytext=(6, 5), textcoords="offset points",
-                        color=theme.accent, fontsize=9)
+                        color=theme.accent, fontsize=_TEXT)
         for k, (x, y) in enumerate(b.tolist()):
             if ax is axes[0] and words[1][k] in words[0]:
                 continue  # same point, already labelled
             ax.annotate(words[1][k], (x, y), xytext=(6, -11), textcoords="offset points",
-                        color=theme.second, fontsize=9)
-        ax.set_title(title, color=theme.fg, fontsize=10)
+                        color=theme.second, fontsize=_TEXT)
+        ax.set_title(title, color=theme.fg, fontsize=_TEXT + 1)
         ax.set_xticks([])
         ax.set_yticks([])
         ax.margins(0.18)
         for spine in ax.spines.values():
             spine.set_color(theme.muted)
-    leg = fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncols=2,
-                     frameon=False, fontsize=9)
+    leg = fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncols=1,
+                     frameon=False, fontsize=_TEXT)
     for text in leg.get_texts():
         text.set_color(theme.fg)
     return fig
@@ -117,7 +122,7 @@ def svc_attention_weights(theme: Theme) -> Figure:
     assert words[int(w[words.index("bank")].argmax())] == "sat"
     assert (round(w.min().item(), 2), round(w.max().item(), 2)) == (0.09, 0.34)
 
-    fig = new_figure(theme, 4.8, 4.2)
+    fig = new_figure(theme, 4.6, 4.3)
     ax = fig.add_subplot()
     cmap = LinearSegmentedColormap.from_list("cell_to_accent", [theme.cell, theme.accent])
     top = w.max().item()
@@ -128,7 +133,7 @@ def svc_attention_weights(theme: Theme) -> Figure:
     for r in range(w.shape[0]):
         for c in range(w.shape[1]):
             v = w[r, c].item()
-            ax.text(c + 0.5, r + 0.5, f"{v:.2f}", ha="center", va="center", fontsize=9,
+            ax.text(c + 0.5, r + 0.5, f"{v:.2f}", ha="center", va="center", fontsize=_TEXT,
                     color=theme.page_bg if v > 0.6 * top else theme.fg)
     centres = [k + 0.5 for k in range(len(words))]
     ax.set_xticks(centres, words, color=theme.fg)
