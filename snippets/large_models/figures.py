@@ -22,6 +22,10 @@ from snippets.large_models.sharded_table import RowWiseShardedEmbedding
 
 __all__ = ["table_share_by_model", "rowwise_sharding"]
 
+#: The smallest text of these figures, in points: at 4.8 in wide, shown in a phone's 328 px
+#: column, 10 pt comes out at about 9.5 CSS px.
+FONT = 10
+
 OUT = Path(__file__).with_name("real_models.out")
 ROW = re.compile(r"^(?P<name>.+?)\s+\[\d+, \d+\]\s+(?:yes|no)\s+[\d.]+M\s+"
                  r"(?P<tables>[\d.]+)%\s+(?P<ends>[\d.]+)%")
@@ -47,7 +51,7 @@ def table_share_by_model(theme: Theme) -> Figure:
     """Horizontal bars, one per model: the share of parameters in embedding tables (accent), an
     untied output matrix of the same size (second colour), and the rest (cell colour), in %."""
     shares = sorted(parameter_shares().items(), key=lambda kv: kv[1][0])
-    fig = new_figure(theme, 7.2, 2.8)
+    fig = new_figure(theme, 4.8, 2.7)
     ax = fig.add_subplot()
     for y, (_, (tables, ends)) in enumerate(shares):
         ax.barh(y, tables, color=theme.accent, edgecolor=theme.fg, linewidth=0.6)
@@ -56,11 +60,12 @@ def table_share_by_model(theme: Theme) -> Figure:
         ax.barh(y, 100 - ends, left=ends, color=theme.cell, edgecolor=theme.muted, linewidth=0.6)
         label = f"{tables:.1f} %" + (f" + {ends - tables:.1f} % untied head" if ends > tables
                                       else "")
-        ax.text(ends + 1.5, y, label, va="center", ha="left", fontsize=10, color=theme.fg)
+        ax.text(ends + 1.5, y, label, va="center", ha="left", fontsize=FONT, color=theme.fg)
     ax.set_yticks(range(len(shares)), [name for name, _ in shares], color=theme.fg)
     ax.set_xlim(0, 100)
-    ax.set_xlabel("share of all parameters (%)", color=theme.fg)
-    ax.tick_params(colors=theme.fg)
+    ax.set_xticks(range(0, 101, 25))
+    ax.set_xlabel("share of all parameters (%)", color=theme.fg, fontsize=FONT)
+    ax.tick_params(colors=theme.fg, labelsize=FONT)
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
     for side in ("left", "bottom"):
@@ -83,42 +88,43 @@ def rowwise_sharding(theme: Theme) -> Figure:
     assert torch.equal(sharded(ids), table[ids])
     per = sharded.rows_per_shard
 
-    fig, ax = new_diagram(theme, 7.6, 5.4)
-    # ids, as a column on the left
-    draw_grid(ax, 0, 13, [[str(v)] for v in ids.tolist()], theme, cell=1.0)
-    ax.text(0.5, 13.4, "ids", ha="center", va="bottom", fontsize=10, color=theme.fg)
+    def cells(rows: list[list[float]]) -> list[list[str]]:
+        return [[f"{x:.1f}".replace("-0.0", "0.0") for x in row] for row in rows]
 
-    # shards, stacked in the middle, with a gap between them
+    # One unit is one cell, about 27 pt on a 4.8 in figure: wide enough for "-1.1" at FONT.
+    fig, ax = new_diagram(theme, 4.8, 4.9)
+    # ids, a column on the left; its rows line up with the result's rows on the right
+    draw_grid(ax, 0, 0, [[str(v)] for v in ids.tolist()], theme, fontsize=FONT)
+    ax.text(0.5, 0.15, "ids", ha="center", va="bottom", fontsize=FONT, color=theme.fg)
+
+    # shards, stacked in the middle, each under its name, rows labelled with their global ids
     shard_top = {}
-    y = 14.0
+    y = 0.0
     for s, shard in enumerate(sharded.shards):
         n = shard.num_embeddings
         wanted = tuple(sorted({v % per for v in ids.tolist() if v // per == s}))
-        labels = [[f"{x:.1f}".replace("-0.0", "0.0") for x in row] for row in
-                  shard.weight.detach().tolist()]
-        draw_grid(ax, 5, y, labels, theme, highlight_rows=wanted, cell=0.8, fontsize=7)
+        draw_grid(ax, 3.4, y, cells(shard.weight.detach().tolist()), theme,
+                  highlight_rows=wanted, fontsize=FONT)
         for r in range(n):
-            ax.text(4.8, y - (r + 0.5) * 0.8, f"{s * per + r}", ha="right", va="center",
-                    fontsize=8, color=theme.muted)
-        ax.text(5 + D * 0.8 + 0.2, y - n * 0.4, f"shard {s}\nrows {s * per}–{s * per + n - 1}",
-                ha="left", va="center", fontsize=9, color=theme.fg)
+            ax.text(3.25, y - r - 0.5, f"{s * per + r}", ha="right", va="center",
+                    fontsize=FONT, color=theme.muted)
+        ax.text(3.4, y + 0.15, f"shard {s}: rows {s * per}–{s * per + n - 1}", ha="left",
+                va="bottom", fontsize=FONT, color=theme.fg)
         shard_top[s] = y
-        y -= n * 0.8 + 0.8
+        y -= n + 0.9
 
     # arrows from each id to its row in its shard
     for i, v in enumerate(ids.tolist()):
         s, r = divmod(v, per)
-        start = (1.05, 13 - i - 0.5)
-        end = (4.2, shard_top[s] - (r + 0.5) * 0.8)
-        ax.add_patch(FancyArrowPatch(start, end, arrowstyle="-|>", mutation_scale=10,
-                                     color=theme.accent, linewidth=1.0))
+        ax.add_patch(FancyArrowPatch((1.05, -i - 0.5), (2.75, shard_top[s] - r - 0.5),
+                                     arrowstyle="-|>", mutation_scale=10, color=theme.accent,
+                                     linewidth=1.0))
 
     # the result, in input order
-    out = [[f"{x:.1f}".replace("-0.0", "0.0") for x in row] for row in sharded(ids).tolist()]
-    draw_grid(ax, 11.6, 13, out, theme, cell=0.8, fontsize=7)
-    ax.text(11.6 + D * 0.4, 13.4, "rows, in input order", ha="center", va="bottom", fontsize=10,
+    draw_grid(ax, 8.1, 0, cells(sharded(ids).tolist()), theme, fontsize=FONT)
+    ax.text(8.1 + D / 2, 0.15, "rows, in input order", ha="center", va="bottom", fontsize=FONT,
             color=theme.fg)
-    ax.add_patch(Rectangle((11.3, 13 - len(ids) * 0.8), 0.05, len(ids) * 0.8, color=theme.muted))
-    ax.set_xlim(-0.5, 15.2)
-    ax.set_ylim(y - 0.2, 14.6)
+    ax.add_patch(Rectangle((7.85, -len(ids)), 0.06, len(ids), color=theme.muted))
+    ax.set_xlim(-0.1, 12.2)
+    ax.set_ylim(y + 0.8, 0.9)
     return fig

@@ -12,6 +12,7 @@ from __future__ import annotations
 import torch
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch
+from matplotlib.ticker import FuncFormatter, MultipleLocator
 from torch import nn
 
 from snippets.figure_style import Theme, draw_grid, new_diagram, new_figure
@@ -20,48 +21,56 @@ from snippets.tokenizers.train_subwords import EMBEDDING_DIM, read_lines, tradeo
 
 __all__ = ["tok_vocab_vs_length", "tok_grown_table"]
 
+#: The smallest text of these figures, in points: at 4.8 in wide, shown in a phone's 328 px
+#: column, 10 pt comes out at about 9.5 CSS px.
+FONT = 10
+
 
 def tok_vocab_vs_length(theme: Theme) -> Figure:
     """Tokens needed for the diary against vocabulary size, for two subword tokenizers.
 
     x: vocabulary size (rows of the embedding table; a top axis gives the table's parameters at
     ``EMBEDDING_DIM`` columns); y: tokens for the whole diary. One line per tokenizer kind (BPE,
-    byte-level BPE), and one point for the word-level vocabulary. Asserted: every line falls as
-    the vocabulary grows, and character-level BPE ends on the word-level token count.
+    byte-level BPE), named next to it, and one point for the word-level vocabulary. Asserted:
+    every line falls as the vocabulary grows, and character-level BPE ends on the word-level token
+    count.
     """
     lines = read_lines()
     results = tradeoff(lines)
     words_v, words_n = results["words"][0]
     assert results["BPE"][-1][1] == words_n
 
-    fig = new_figure(theme, 7.2, 4.0)
+    fig = new_figure(theme, 4.8, 4.3)
     ax = fig.add_subplot()
-    styles = {
-        "BPE": dict(color=theme.accent, marker="o", ls="-"),
-        "byte-level BPE": dict(color=theme.second, marker="s", ls="--"),
+    styles = {  # name -> line style, and where its name is written (data coordinates)
+        "BPE": (dict(color=theme.accent, marker="o", ls="-"), (105, 1900)),
+        "byte-level BPE": (dict(color=theme.second, marker="s", ls="--"), (425, 1850)),
     }
-    for name, style in styles.items():
+    for name, (style, at) in styles.items():
         v, n = zip(*results[name], strict=True)
         assert list(n) == sorted(n, reverse=True)
-        ax.plot(v, n, label=name, lw=1.8, ms=5, **style)
+        ax.plot(v, n, lw=1.8, ms=5, **style)
+        ax.text(*at, name, ha="left", va="center", fontsize=FONT, color=style["color"])
     ax.plot([words_v], [words_n], marker="*", ms=14, ls="none", color=theme.accent,
-            markeredgecolor=theme.fg, label="whole words (no subwords)")
-    ax.annotate(f"whole words: {words_v} ids,\n{words_n} tokens, no spelling of new words",
-                (words_v, words_n), xytext=(170, 2500), textcoords="data", fontsize=9,
-                color=theme.fg, arrowprops=dict(arrowstyle="->", color=theme.muted))
-    ax.set_xlabel("vocabulary size = rows of the embedding table", color=theme.fg)
-    ax.set_ylabel("tokens for the 4.3 KB diary", color=theme.fg)  # 4,337 characters
+            markeredgecolor=theme.fg)
+    ax.annotate(f"whole words: {words_v} ids, {words_n} tokens,\nbut no way to spell a new word",
+                (words_v + 4, words_n + 40), xytext=(75, 2665), textcoords="data", va="top",
+                fontsize=FONT, color=theme.fg,
+                arrowprops=dict(arrowstyle="->", color=theme.muted, relpos=(0.45, 0.0)))
+    ax.set_xlabel("vocabulary size = rows of the table", color=theme.fg, fontsize=FONT)
+    ax.set_ylabel("tokens for the 4.3 KB diary", color=theme.fg,  # 4,337 characters
+                  fontsize=FONT)
     top = ax.secondary_xaxis("top", functions=(lambda v: v * EMBEDDING_DIM,
                                                lambda p: p / EMBEDDING_DIM))
-    top.set_xlabel(f"table parameters at embedding_dim = {EMBEDDING_DIM}", color=theme.fg)
+    top.xaxis.set_major_locator(MultipleLocator(10_000))
+    top.xaxis.set_major_formatter(FuncFormatter(lambda p, _: f"{p / 1000:.0f}k"))
+    top.set_xlabel(f"table parameters at embedding_dim = {EMBEDDING_DIM}", color=theme.fg,
+                   fontsize=FONT)
     for axis in (ax, top):
-        axis.tick_params(colors=theme.muted, labelcolor=theme.fg)
+        axis.tick_params(colors=theme.muted, labelcolor=theme.fg, labelsize=FONT)
     for spine in ax.spines.values():
         spine.set_color(theme.muted)
     ax.grid(True, color=theme.muted, alpha=0.25, lw=0.6)
-    leg = ax.legend(frameon=False, fontsize=9)
-    for text in leg.get_texts():
-        text.set_color(theme.fg)
     # The ranges the page's description gives: y about 900 to 2,700, x about 10 to 680.
     assert tuple(round(y, -2) for y in ax.get_ylim()) == (900, 2700)
     assert tuple(round(x, -1) for x in ax.get_xlim()) == (10, 680)
@@ -72,8 +81,9 @@ def tok_grown_table(theme: Theme) -> Figure:
     """A 6-row table (3 columns shown) before and after growing by 2 rows, and its tied head.
 
     Left: the old table. Right: the same 6 rows (bit for bit, asserted) and 2 new rows equal to
-    the column means of the old ones (asserted), highlighted; a label says the output layer's
-    weight is the same tensor (asserted with ``is``).
+    the column means of the old ones (asserted), highlighted, with their label to their left
+    under the old table; a note under both says the output layer's weight is the same tensor
+    (asserted with ``is``).
     """
     torch.manual_seed(0)
     lm = TiedLM(nn.Embedding(6, 3))
@@ -88,25 +98,28 @@ def tok_grown_table(theme: Theme) -> Figure:
 
     assert labels(new[6:]) == [["-0.05", "+0.61", "+0.31"]] * 2  # as the page describes them
 
-    fig, ax = new_diagram(theme, 8.0, 5.0)
-    draw_grid(ax, 0, 8, labels(old), theme, fontsize=7)
-    draw_grid(ax, 6.5, 8, labels(new), theme, highlight_rows=(6, 7), fontsize=7)
+    # One unit is one cell, about 38 pt on a 4.8 in figure: wide enough for "+0.57" at FONT.
+    fig, ax = new_diagram(theme, 4.8, 5.6)
+    draw_grid(ax, 0, 8, labels(old), theme, fontsize=FONT)
+    draw_grid(ax, 5, 8, labels(new), theme, highlight_rows=(6, 7), fontsize=FONT)
     for r in range(8):
-        ax.text(6.3, 8 - (r + 0.5), f"{r}", ha="right", va="center", fontsize=8,
+        ax.text(4.85, 8 - (r + 0.5), f"{r}", ha="right", va="center", fontsize=FONT,
                 color=theme.accent if r >= 6 else theme.muted)
     for r in range(6):
-        ax.text(-0.2, 8 - (r + 0.5), f"{r}", ha="right", va="center", fontsize=8,
+        ax.text(-0.15, 8 - (r + 0.5), f"{r}", ha="right", va="center", fontsize=FONT,
                 color=theme.muted)
-    ax.text(1.5, 8.4, "before: [6, 3]", ha="center", fontsize=10, color=theme.fg)
-    ax.text(8.0, 8.4, "after grow(2): [8, 3]", ha="center", fontsize=10, color=theme.fg)
-    ax.add_patch(FancyArrowPatch((3.3, 5), (5.9, 5), arrowstyle="-|>", mutation_scale=14,
-                                 color=theme.muted))
-    ax.text(4.6, 5.3, "copied\nbit for bit", ha="center", va="bottom", fontsize=8,
+    ax.text(1.5, 8.2, "before: [6, 3]", ha="center", va="bottom", fontsize=FONT, color=theme.fg)
+    ax.text(6.5, 8.2, "after grow(2): [8, 3]", ha="center", va="bottom", fontsize=FONT,
             color=theme.fg)
-    ax.text(9.8, 1.0, "new rows:\nmean of rows 0-5", ha="left", va="center", fontsize=9,
+    ax.add_patch(FancyArrowPatch((3.1, 5), (4.45, 5), arrowstyle="-|>", mutation_scale=14,
+                                 color=theme.muted))
+    ax.text(3.8, 5.25, "copied\nbit for bit", ha="center", va="bottom", fontsize=FONT,
+            color=theme.fg)
+    # the rows 6 and 7 of the new table have nothing to their left: their note goes there
+    ax.text(4.35, 1.0, "new rows:\nmean of rows 0-5", ha="right", va="center", fontsize=FONT,
             color=theme.accent)
-    ax.text(9.8, 5.0, "head.weight is\nembed.weight:\nthe output layer\ngrows with it",
-            ha="left", va="center", fontsize=9, color=theme.fg)
-    ax.set_xlim(-0.8, 12.6)
-    ax.set_ylim(-0.2, 9.0)
+    ax.text(3.75, -0.35, "head.weight is embed.weight:\nthe output layer grows with it",
+            ha="center", va="top", fontsize=FONT, color=theme.fg)
+    ax.set_xlim(-0.6, 8.1)
+    ax.set_ylim(-1.6, 8.8)
     return fig
