@@ -159,8 +159,9 @@ def run(root: Path = ROOT, folder: Path | None = None,
     reused).
 
     ``folder`` is where copies are kept, ``<root>/.cache/executed`` by default, one subfolder per
-    key; ``docs`` is the folder of the pages, ``<root>/docs`` by default. The stale notebooks run at the same time, each in its own kernel. Raises
-    :class:`NotebookFailed` for the first failing notebook (in name order), after all have run.
+    key; ``docs`` is the folder of the pages, ``<root>/docs`` by default. The stale notebooks
+    run at the same time, each in its own kernel. Raises :class:`NotebookFailed` for the first
+    failing notebook (in name order), after all have run.
     """
     folder = folder if folder is not None else root / CACHE_DIR
     docs = docs if docs is not None else root / "docs"

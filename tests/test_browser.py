@@ -97,12 +97,21 @@ IMAGES_JS = """async () => {
 
 #: Each shown figure image at the current viewport: its URL, its width on screen (CSS px) and
 #: whether a link around it opens the SVG itself, full size.
-FIGURE_WIDTHS_JS = """() => [...document.querySelectorAll('figure img')]
-  .filter(i => i.getClientRects().length > 0 && i.src.split('#')[0].endsWith('.svg'))
-  .map(i => ({src: i.getAttribute('src'), url: i.src.split('#')[0],
-              width: i.getBoundingClientRect().width,
-              link: i.closest('a') !== null
-                    && i.closest('a').href.split('#')[0] === i.src.split('#')[0]}))"""
+#: Off-screen blocks skip layout (``content-visibility: auto`` in extra.css) and would report
+#: their placeholder's size, so every block is laid out while the figures are measured.
+FIGURE_WIDTHS_JS = """() => {
+  const all = document.createElement('style');
+  all.textContent = '* { content-visibility: visible !important; }';
+  document.head.append(all);
+  const found = [...document.querySelectorAll('figure img')]
+    .filter(i => i.getClientRects().length > 0 && i.src.split('#')[0].endsWith('.svg'))
+    .map(i => ({src: i.getAttribute('src'), url: i.src.split('#')[0],
+                width: i.getBoundingClientRect().width,
+                link: i.closest('a') !== null
+                      && i.closest('a').href.split('#')[0] === i.src.split('#')[0]}));
+  all.remove();
+  return found;
+}"""
 
 
 #: Each visible code block whose placeholder height (``contain-intrinsic-size``, used while the

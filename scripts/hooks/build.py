@@ -25,6 +25,7 @@ from scripts.hooks import (  # noqa: E402
     article_notebooks,
     code_heights,
     executed_notebooks,
+    figure_links,
     figures,
     glossary,
     mathml,
@@ -64,6 +65,7 @@ PAGE_CONTENT = [
     notebooks.on_page_content,  # notebook cells become Material code blocks: before the code steps
     torch_matrix.on_page_content,  # the "Verified on" line, right after the page's </h1>
     article_notebooks.on_page_content,  # the download box, right after </h1>: above that line
+    figure_links.on_page_content,  # each figure a link to its SVG, to open it full size
     glossary.on_page_content,  # tooltips on glossary terms written as inline code
     code_heights.on_page_content,  # each code block's line count (notebook cells included)
     search_exclude.on_page_content,  # code blocks out of the search index
