@@ -1,11 +1,16 @@
-"""The execute stage: every notebook of the site is run, and its outputs saved, before any page
+"""The execute stage: every notebook of the site is run, and every figure drawn, before any page
 is rendered.
 
-For each notebook ``docs/notebooks/<name>.ipynb`` (committed without outputs) this writes an
-executed copy, outputs included, to ``.cache/executed/<key>/notebooks/<name>.ipynb``. The build
-(``scripts/hooks/executed_notebooks.py``) calls :func:`run` at the start of every ``mkdocs build``
+The figures: every function of each ``snippets/<page>/figures.py``, drawn to SVG in both palettes
+by a pool of worker processes into ``.cache/figures/`` (``scripts/hooks/figures.py``, which
+explains the cache; only modules whose sources changed are drawn).
+
+The notebooks: for each ``docs/notebooks/<name>.ipynb`` (committed without outputs) this writes
+an executed copy, outputs included, to ``.cache/executed/<key>/notebooks/<name>.ipynb``. The build
+(``scripts/hooks/execute_stage.py``) calls :func:`run` at the start of every ``mkdocs build``
 and ``mkdocs serve`` rebuild and hands these copies to mkdocs-jupyter, which renders them without
-running anything (``execute: false`` in ``mkdocs.yml``). Run it alone to execute what is stale::
+running anything (``execute: false`` in ``mkdocs.yml``); the figures join the site as files.
+Run it alone to execute what is stale::
 
     python -m scripts.execute          # prints each notebook, executed or reused, and its copy
 
@@ -153,7 +158,8 @@ def execute_notebook(source: Path, target: Path) -> None:
 
 def run(root: Path = ROOT, folder: Path | None = None,
         docs: Path | None = None) -> dict[str, tuple[Path, bool]]:
-    """Make sure every notebook of the site has an executed copy; return, for each notebook's
+    """Draw every stale figure and make sure every notebook of the site has an executed copy,
+    all at the same time; return, for each notebook's
     path relative to ``docs/`` (``notebooks/<name>.ipynb``), the folder its copy sits under (the
     copy is ``<folder>/notebooks/<name>.ipynb``) and whether it was executed now (``False``:
     reused).
@@ -161,8 +167,11 @@ def run(root: Path = ROOT, folder: Path | None = None,
     ``folder`` is where copies are kept, ``<root>/.cache/executed`` by default, one subfolder per
     key; ``docs`` is the folder of the pages, ``<root>/docs`` by default. The stale notebooks
     run at the same time, each in its own kernel. Raises :class:`NotebookFailed` for the first
-    failing notebook (in name order), after all have run.
+    failing notebook (in name order), after all have run, and ``mkdocs.exceptions.PluginError``
+    for a failing figure module (:func:`scripts.hooks.figures.draw_stale`).
     """
+    from scripts.hooks.figures import draw_stale
+
     folder = folder if folder is not None else root / CACHE_DIR
     docs = docs if docs is not None else root / "docs"
     plan = {}
@@ -170,12 +179,13 @@ def run(root: Path = ROOT, folder: Path | None = None,
         uri = notebook.relative_to(docs).as_posix()
         plan[uri] = (notebook, folder / notebook_key(notebook))
     stale = {uri: (nb, base) for uri, (nb, base) in plan.items() if not (base / uri).is_file()}
-    if stale:
-        with ThreadPoolExecutor(max_workers=len(stale), thread_name_prefix="notebook") as pool:
-            running = {uri: pool.submit(execute_notebook, nb, base / uri)
-                       for uri, (nb, base) in stale.items()}
-        for uri in sorted(running):
-            running[uri].result()  # raises NotebookFailed
+    with ThreadPoolExecutor(max_workers=1 + len(stale), thread_name_prefix="execute") as pool:
+        figures = pool.submit(draw_stale, root)
+        running = {uri: pool.submit(execute_notebook, nb, base / uri)
+                   for uri, (nb, base) in stale.items()}
+    for uri in sorted(running):
+        running[uri].result()  # raises NotebookFailed
+    figures.result()
     return {uri: (base, uri in stale) for uri, (nb, base) in plan.items()}
 
 

@@ -12,6 +12,7 @@ import textwrap
 import pytest
 import yaml
 
+from scripts.execute import environment_fingerprint
 from scripts.hooks import figures as hook
 from scripts.markdown_model import ROOT
 from scripts.site import build_site
@@ -70,8 +71,8 @@ def test_serve_cache_key_follows_the_sources_a_figure_can_depend_on(tmp_path):
     (tmp_path / "snippets" / "data.json").write_text("[2]\n")
     data_changed = hook._cache_keys(tmp_path, scripts)
     assert all(data_changed[s] != edited[s] for s in scripts)  # data/helpers invalidate all
-    assert "torch==" in hook.environment_fingerprint()  # a new pin invalidates all too
-    assert sys.version in hook.environment_fingerprint()
+    assert "torch==" in environment_fingerprint()  # a new pin invalidates all too
+    assert sys.version in environment_fingerprint()
 
 
 def test_figure_names_are_read_without_importing(tmp_path):
@@ -110,7 +111,8 @@ def {name}(theme: Theme):
 
 
 def minimal_project(tmp_path, modules: dict[str, str]):
-    """A project with the site's figure hook and style, and figure modules ``{package: source}``.
+    """A project with the site's execute stage, figure steps and style, and figure modules
+    ``{package: source}``.
 
     Builds in seconds: one page, MkDocs' own theme, no notebook. Returns the project folder.
     """
@@ -127,7 +129,8 @@ def minimal_project(tmp_path, modules: dict[str, str]):
     (project / "mkdocs.yml").write_text(yaml.safe_dump({
         "site_name": "figures",
         "strict": True,
-        "hooks": [str(ROOT / "scripts" / "hooks" / "figures.py")],
+        "hooks": [str(ROOT / "scripts" / "hooks" / name)
+                  for name in ("execute_stage.py", "figures.py")],
     }))
     return project
 

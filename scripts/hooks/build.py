@@ -24,7 +24,7 @@ if _PROJECT not in sys.path:
 from scripts.hooks import (  # noqa: E402
     article_notebooks,
     code_heights,
-    executed_notebooks,
+    execute_stage,
     figure_links,
     figures,
     glossary,
@@ -44,20 +44,20 @@ CONFIG = [
 ]
 #: ``on_pre_build``: the execute stage, then per-build state starts empty.
 PRE_BUILD = [
-    executed_notebooks.on_pre_build,  # every stale notebook executed, before any page renders
+    execute_stage.on_pre_build,  # stale figures drawn, notebooks executed: before any page renders
     notebooks.on_pre_build,  # no notebook page built yet (the link check's list)
 ]
 #: ``on_files``: files produced by code join the site. Runs before the plugins' ``on_files``
 #: (see :func:`on_files`): mkdocs-jupyter's must find the notebook pages already pointing at
 #: their executed copies.
 FILES = [
-    executed_notebooks.on_files,  # notebook pages read their executed copies; downloads added
-    figures.on_files,  # every figure's SVG (cached, or drawn in worker processes from now on)
+    execute_stage.on_files,  # notebook pages read their executed copies; downloads added
+    figures.on_files,  # every figure's SVG, as the execute stage stored it
     article_notebooks.on_files,  # each article's notebook (and zip) for download
 ]
 #: ``on_page_markdown``: what a page shows beside its Markdown.
 PAGE_MARKDOWN = [
-    executed_notebooks.on_page_markdown,  # a notebook page's "Last update", from git
+    execute_stage.on_page_markdown,  # a notebook page's "Last update", from git
     torch_matrix.on_page_markdown,  # notes at blocks that fail on an earlier PyTorch release
 ]
 #: ``on_page_content``: each page's HTML, from Markdown's output to the page served.
@@ -72,16 +72,12 @@ PAGE_CONTENT = [
     source_links.on_page_content,  # snippet titles link to their file: reads the title as text,
     # so it comes after the steps that read a block's opening tag
 ]
-#: ``on_env``: the figures being drawn are waited for before files are copied.
-ENV = [figures.on_env]
 #: ``on_post_build``: checks of the built site, and caches pruned.
 POST_BUILD = [
     figures.on_post_build,  # cached figures this build did not use are deleted
-    executed_notebooks.on_post_build,  # likewise for executed notebooks
+    execute_stage.on_post_build,  # likewise for executed notebooks
     notebooks.on_post_build,  # every link of a notebook page resolves (a warning otherwise)
 ]
-#: ``on_build_error``: a failed build stops what it started.
-BUILD_ERROR = [figures.on_build_error]
 
 
 def on_config(config):
@@ -116,17 +112,6 @@ def on_page_content(html: str, *, page, config, files) -> str:
     return html
 
 
-def on_env(env, *, config, files):
-    for step in ENV:
-        env = step(env, config=config, files=files) or env
-    return env
-
-
 def on_post_build(*, config) -> None:
     for step in POST_BUILD:
         step(config=config)
-
-
-def on_build_error(*, error: Exception) -> None:
-    for step in BUILD_ERROR:
-        step(error=error)

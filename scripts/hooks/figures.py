@@ -1,4 +1,4 @@
-"""Build hook: render every page's figure functions to SVG at build time.
+"""Build steps: every page's figure functions drawn to SVG, before the pages render.
 
 A page's figures live beside its snippets: for each module ``snippets/<page_pkg>/figures.py``
 every function listed in its ``__all__`` is called once per theme in
@@ -11,15 +11,14 @@ A page shows a figure with Material's palette suffixes::
     ![alt text](figures/lookup-tables/onehot_selects_rows-light.svg#only-light)
     ![alt text](figures/lookup-tables/onehot_selects_rows-dark.svg#only-dark)
 
-Timing. ``on_files`` reads each figure module's ``__all__`` from its source (``ast``, nothing
-imported, so the site knows every figure's path before links are validated) and hands the
-modules to draw to a pool of worker processes, one module per task, one worker per core (a
-thread starts the pool and submits the work, so the build does not wait for the pool's server
-to import torch). They draw while MkDocs renders the pages and the notebooks run in their
-kernels; ``on_env`` collects the SVGs before MkDocs copies files into the site. The workers fork
-from a server process that has already imported what the figure modules import (torch,
-matplotlib), so that cost is paid once, and the pool outlives a build, so ``mkdocs serve``
-redraws an edited module without starting one.
+Timing. The execute stage (``scripts/execute.py``), before any page renders, calls
+:func:`draw_stale`: it reads each figure module's ``__all__`` from its source (``ast``, nothing
+imported) and hands the modules not in the cache to a pool of worker processes, one module per
+task, one worker per core, while the notebooks run in their kernels. The workers fork from a
+server process that has already imported what the figure modules import (torch, matplotlib), so
+that cost is paid once, and the pool outlives a build, so ``mkdocs serve`` redraws an edited
+module without starting one. Rendering only reads: ``on_files`` adds every stored SVG to the
+site's files.
 
 Cache. A module's SVGs are stored in ``.cache/figures/<key>.json`` (gitignored) and reused by any
 later build, ``mkdocs build`` or ``mkdocs serve``, whose key is the same. The key is the sha256
@@ -45,7 +44,7 @@ import multiprocessing
 import os
 import sys
 import threading
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -280,16 +279,14 @@ def cache_write(folder: Path, key: str, svgs: dict[str, bytes]) -> None:
     os.replace(tmp, folder / f"{key}.json")
 
 
-# --- the MkDocs events ------------------------------------------------------------------------
+# --- drawing what is stale (the execute stage) -------------------------------------------------
 
 
-class _Build:
-    """The pool (kept for the life of the process) and what the current build waits for."""
+class _Pool:
+    """The worker pool, started on first use and kept for the life of the process, so that
+    ``mkdocs serve`` redraws an edited module without starting one."""
 
     pool: ProcessPoolExecutor | None = None
-    pending: list[tuple[ScriptPlan, Future, list[File]]] = []
-    used: set[str] = set()
-    folder: Path | None = None
 
 
 def _pool(scripts: list[Path]) -> ProcessPoolExecutor:
@@ -297,15 +294,15 @@ def _pool(scripts: list[Path]) -> ProcessPoolExecutor:
     that has imported this module and what ``scripts`` import."""
     if _PROJECT not in sys.path:
         sys.path.insert(0, _PROJECT)  # read by the server process when it starts
-    if _Build.pool is None:
+    if _Pool.pool is None:
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload([WORKER_MODULE, *_third_party_imports(scripts)])
-        _Build.pool = ProcessPoolExecutor(max_workers=max(1, os.cpu_count() or 1),
+        _Pool.pool = ProcessPoolExecutor(max_workers=max(1, os.cpu_count() or 1),
                                           mp_context=context,
                                           initializer=importlib.import_module(
                                               WORKER_MODULE)._exit_with,
                                           initargs=(os.getpid(),))
-    return _Build.pool
+    return _Pool.pool
 
 
 def _exit_with(pid: int) -> None:
@@ -315,7 +312,6 @@ def _exit_with(pid: int) -> None:
     one that is killed (a test's time limit, ``kill``) would otherwise leave them waiting for
     work, each holding the modules it imported (hundreds of MB with torch).
     """
-    import threading
     import time
 
     def watch() -> None:
@@ -329,68 +325,6 @@ def _exit_with(pid: int) -> None:
                 os._exit(0)
 
     threading.Thread(target=watch, name="exit-with-build", daemon=True).start()
-
-
-def on_files(files: Files, *, config: MkDocsConfig) -> Files:
-    """Add every figure to the site's files; start drawing those not cached (MkDocs event)."""
-    root = _repo_root(config)
-    plans = plan_figures(root)
-    folder = root / CACHE_DIR
-    themes = _theme_names(root)
-    _Build.pending, _Build.used, _Build.folder = [], {p.key for p in plans}, folder
-    todo = []
-    for plan in plans:
-        svgs = cache_read(folder, plan.key)
-        if svgs is not None and sorted(svgs) == sorted(plan.paths(themes)):
-            for uri, svg in svgs.items():
-                files.append(File.generated(config, uri, content=svg))
-        else:
-            todo.append(plan)
-    if todo:
-        log.info(
-            "figures: drawing %d module(s) (%d from the cache): %s", len(todo),
-            len(plans) - len(todo), ", ".join(p.rel for p in todo),
-        )
-        for plan in todo:
-            placeholders = [File.generated(config, uri, content=b"") for uri in plan.paths(themes)]
-            for f in placeholders:
-                files.append(f)
-            _Build.pending.append((plan, Future(), placeholders))
-        # Starting the pool waits for its server to import torch and matplotlib (over a second):
-        # a thread does it, and submits the work, while the pages render.
-        threading.Thread(target=_submit, args=(root, list(_Build.pending)),
-                         name="figures-submit", daemon=True).start()
-    return files
-
-
-def _submit(root: Path, pending: list[tuple[ScriptPlan, Future, list[File]]]) -> None:
-    """Start the pool if needed and draw each pending plan in it; each plan's future gets the
-    worker's result, or the exception that kept it from running."""
-    try:
-        pool = _pool(figure_scripts(root))
-        draw = importlib.import_module(WORKER_MODULE).draw_script
-        for plan, ours, _ in pending:
-            _chain(pool.submit(draw, str(root), plan.package, plan.rel, plan.names), ours)
-    except BaseException as exc:  # handed to the build, which reports it
-        for _, ours, _ in pending:
-            if not ours.done():
-                ours.set_exception(exc)
-
-
-def _chain(source: Future, target: Future) -> None:
-    """Give ``target`` the outcome of ``source`` when it has one (unless ``target`` was
-    cancelled: a failed build)."""
-    def copy(done: Future) -> None:
-        if target.done():
-            return
-        if done.cancelled():
-            target.cancel()
-        elif done.exception() is not None:
-            target.set_exception(done.exception())
-        else:
-            target.set_result(done.result())
-
-    source.add_done_callback(copy)
 
 
 def _theme_names(root: Path) -> list[str]:
@@ -408,36 +342,71 @@ def _theme_names(root: Path) -> list[str]:
     return names
 
 
-def on_env(env, *, config: MkDocsConfig, files: Files):
-    """Wait for the figures being drawn, before MkDocs copies files into the site (MkDocs event)."""
-    pending, _Build.pending = _Build.pending, []
-    for plan, future, placeholders in pending:
+def draw_stale(root: Path) -> list[ScriptPlan]:
+    """Draw every figure module of the project at ``root`` whose SVGs are not in the cache, one
+    module per task in the worker pool, and store them there; return every module's plan.
+
+    Part of the execute stage (``scripts/execute.py``), which runs before any page renders.
+    Raises ``PluginError`` naming the module and function when one fails, or when a module
+    draws other files than its ``__all__`` and the themes promise.
+    """
+    plans = plan_figures(root)
+    folder, themes = root / CACHE_DIR, _theme_names(root)
+    todo = [plan for plan in plans
+            if sorted(cache_read(folder, plan.key) or {}) != sorted(plan.paths(themes))]
+    if not todo:
+        return plans
+    log.info("figures: drawing %d module(s) (%d from the cache): %s", len(todo),
+             len(plans) - len(todo), ", ".join(p.rel for p in todo))
+    pool = _pool(figure_scripts(root))
+    draw = importlib.import_module(WORKER_MODULE).draw_script
+    running = [(plan, pool.submit(draw, str(root), plan.package, plan.rel, plan.names))
+               for plan in todo]
+    for plan, future in running:
         try:
             result = future.result()
         except Exception as exc:  # a worker died (killed, out of memory): start a new pool
-            _Build.pool = None
+            _Pool.pool = None
             raise PluginError(
                 f"figure script {plan.rel}: drawing process failed: {type(exc).__name__}: {exc}"
             ) from exc
         if isinstance(result, str):
             raise PluginError(result)
-        expected = {f.src_uri for f in placeholders}
-        if set(result) != expected:
+        if sorted(result) != sorted(plan.paths(themes)):
             raise PluginError(
-                f"figure script {plan.rel} drew {sorted(result)}, expected {sorted(expected)} "
-                "(are its themes the ones in snippets/figure_style.py?)"
+                f"figure script {plan.rel} drew {sorted(result)}, expected "
+                f"{sorted(plan.paths(themes))} (are its themes the ones in "
+                "snippets/figure_style.py?)"
             )
-        for f in placeholders:
-            f.content_bytes = result[f.src_uri]
-        cache_write(_Build.folder, plan.key, result)
-    return env
+        cache_write(folder, plan.key, result)
+    return plans
 
 
-def on_build_error(*, error: Exception) -> None:
-    """Forget the figures of a failed build (MkDocs event)."""
-    for _, future, _ in _Build.pending:
-        future.cancel()
-    _Build.pending = []
+# --- the MkDocs events: rendering reads what the execute stage drew -----------------------------
+
+
+class _Build:
+    """The cache entries the current build uses."""
+
+    used: set[str] = set()
+    folder: Path | None = None
+
+
+def on_files(files: Files, *, config: MkDocsConfig) -> Files:
+    """Add every figure, as the execute stage stored it, to the site's files (MkDocs event).
+    Raises ``PluginError`` for a figure the stage has not drawn."""
+    root = _repo_root(config)
+    _Build.folder = root / CACHE_DIR
+    plans = plan_figures(root)
+    _Build.used = {p.key for p in plans}
+    for plan in plans:
+        svgs = cache_read(_Build.folder, plan.key)
+        if svgs is None:
+            raise PluginError(f"figure script {plan.rel}: not drawn (the execute stage, "
+                              "python -m scripts.execute, draws it)")
+        for uri, svg in sorted(svgs.items()):
+            files.append(File.generated(config, uri, content=svg))
+    return files
 
 
 def on_post_build(*, config: MkDocsConfig) -> None:

@@ -1,14 +1,15 @@
-"""Build steps: notebooks are executed first (``scripts/execute.py``), then rendered.
+"""Build steps: the execute stage (``scripts/execute.py``) runs first, then pages render.
 
 MkDocs builds a notebook page from the file its ``File`` points at, and mkdocs-jupyter renders
 that file without running it (``execute: false`` in ``mkdocs.yml``). So:
 
-* ``on_pre_build`` runs the execute stage (:func:`scripts.execute.run`): every notebook whose
-  sources changed is executed, each in its own kernel, before any page is rendered; a failing
-  cell fails the build, naming the notebook and the cell. The executed copies live in
-  ``.cache/executed/`` (with ``NOTEBOOK_CACHE=off`` in the environment, in a temporary folder
-  instead, every notebook executed whatever is cached: the test that two builds are
-  byte-identical uses it).
+* ``on_pre_build`` runs the execute stage (:func:`scripts.execute.run`): every figure module and
+  every notebook whose sources changed is drawn or executed, before any page is rendered; a
+  failing cell fails the build, naming the notebook and the cell (a failing figure, naming the
+  module and the function). ``figures.py`` adds the figures to the site's files. The executed
+  copies live in ``.cache/executed/`` (with ``NOTEBOOK_CACHE=off`` in the environment, in a
+  temporary folder instead, every notebook executed whatever is cached: the test that two builds
+  are byte-identical uses it).
 * ``on_files`` points each notebook page at its executed copy (a ``File`` with the same
   ``src_uri``, so its URL, its place in ``nav`` and its edit link are the committed notebook's)
   and adds the committed notebook, without outputs, as the download beside the page
@@ -45,7 +46,7 @@ if _PROJECT not in sys.path:
     sys.path.insert(0, _PROJECT)
 from scripts import execute  # noqa: E402
 
-log = logging.getLogger("mkdocs.hooks.executed_notebooks")
+log = logging.getLogger("mkdocs.hooks.execute_stage")
 
 #: The meta key Material's ``partials/source-file.html`` shows as "Last update".
 DATE_META = "git_revision_date_localized"
