@@ -40,7 +40,7 @@ from pathlib import Path, PurePosixPath
 import jupytext
 import nbformat
 
-from scripts.hooks.mathml import split_lines
+from scripts.markdown_math import split_lines
 from scripts.markdown_model import (
     EXPECTED_OUTPUT,
     HEADING,

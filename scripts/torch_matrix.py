@@ -171,7 +171,7 @@ def ensure_venv(release: str, reinstall: bool = False, log=print) -> Path:
     started = time.monotonic()
     with log_file.open("w") as out:
         for args in (["--upgrade", "pip"], ["-r", str(pending)]):
-            subprocess.run([str(python), "-m", "pip", "install", "-q", *args],
+            subprocess.run([str(python), "-m", "pip", "install", "-q", *args], cwd=ROOT,
                            stdout=out, stderr=subprocess.STDOUT, check=True)
     pending.replace(stamp)
     log(f"[{release}] installed in {time.monotonic() - started:.0f} s")

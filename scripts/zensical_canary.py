@@ -7,14 +7,15 @@ Usage (from the repository root)::
 
 Zensical (https://zensical.org/) is the Material team's successor to MkDocs. It reads
 ``mkdocs.yml`` and runs Python-Markdown extensions, but no MkDocs hooks or plugins: no
-mkdocs-jupyter, and nothing of ``scripts/hooks/``. So it builds this site without the generated
-figures, the MathML formulas, the notebook pages and the lines the hooks add, and says
-"No issues found". This canary makes that visible, page by page, so the day a release renders
-them is seen too.
+mkdocs-jupyter, and nothing of ``scripts/hooks/``. Given the files the execute stage makes, it
+shows the figures, and the math (a Markdown formatter, ``scripts/markdown_math.py``), but builds
+no notebook page and none of the lines the hooks add, and says "No issues found". This canary
+makes that visible, page by page, so the day a release renders them is seen too.
 
 It installs :data:`ZENSICAL` (pinned) into its own virtual environment, ``.cache/zensical/venv``,
 with the site's Markdown packages at the pins of ``requirements.txt`` (:data:`MARKDOWN_PACKAGES`),
-builds a copy of the project (Zensical writes its cache next to its configuration), and compares
+builds a copy of the project with the execute stage's outputs in its ``docs/`` (the figures and
+the executed notebooks; Zensical writes its cache next to its configuration), and compares
 each page of ``nav`` with the MkDocs build: figures whose image file exists, ``<math>`` formulas,
 and for a notebook page its code cells and outputs. It prints one line per page that loses
 something, and a summary. Exit status 0 whatever it finds (``--strict``: 1 when a page loses
@@ -25,6 +26,7 @@ ProperDocs check, which it does not fail.
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import shutil
 import subprocess
@@ -47,7 +49,7 @@ MARKDOWN_PACKAGES = ["mkdocs-material", "pymdown-extensions", "Markdown", "Pygme
                      "latex2mathml"]
 VENV = ROOT / ".cache" / "zensical" / "venv"
 #: What the copy of the project holds: everything a page or ``mkdocs.yml`` reads.
-PROJECT_FILES = ["mkdocs.yml", "docs", "snippets", "README.md"]
+PROJECT_FILES = ["mkdocs.yml", "docs", "snippets", "scripts", "README.md"]
 
 
 @dataclass(frozen=True)
@@ -145,6 +147,23 @@ def ensure_zensical(venv: Path = VENV) -> Path:
     return command
 
 
+def add_executed_outputs(docs: Path) -> None:
+    """Put what the execute stage makes (``scripts/execute.py``, run here if stale) into the
+    copy's ``docs``: every figure's SVG at the path its page links, and each notebook replaced by
+    its executed copy, outputs included. Zensical runs no hook, but it copies files and could
+    render a notebook: what it then loses is what rendering alone would need to learn."""
+    from scripts.execute import run
+    from scripts.hooks.figures import CACHE_DIR, cache_read, plan_figures
+
+    copies = run(ROOT)
+    for plan in plan_figures(ROOT):
+        for uri, svg in (cache_read(ROOT / CACHE_DIR, plan.key) or {}).items():
+            (docs / uri).parent.mkdir(parents=True, exist_ok=True)
+            (docs / uri).write_bytes(svg)
+    for uri, (base, _) in copies.items():
+        shutil.copy2(base / uri, docs / uri)
+
+
 def build_with_zensical(command: Path, workdir: Path) -> tuple[Path, str]:
     """Copy the project into ``workdir/project``, build it there with Zensical, and return the
     built folder and the build's output. Raises ``subprocess.CalledProcessError`` when the build
@@ -158,7 +177,10 @@ def build_with_zensical(command: Path, workdir: Path) -> tuple[Path, str]:
         else:
             project.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, project / name)
-    proc = subprocess.run([str(command), "build", "-f", "mkdocs.yml"], cwd=project,
+    add_executed_outputs(project / "docs")
+    # The copy's own code on Python's path: mkdocs.yml names its math formatters by module.
+    env = {**os.environ, "PYTHONPATH": str(project)}
+    proc = subprocess.run([str(command), "build", "-f", "mkdocs.yml"], cwd=project, env=env,
                           capture_output=True, text=True, timeout=600, check=True)
     return project / "site", proc.stdout + proc.stderr
 

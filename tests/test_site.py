@@ -278,7 +278,7 @@ def test_page_facts_share_one_line():
 
 
 def test_a_formula_breaks_into_lines_at_top_level_double_backslashes():
-    from scripts.hooks.mathml import math_block, split_lines
+    from scripts.markdown_math import math_block, split_lines
 
     assert split_lines(r"a = b \\ c = \frac{d}{e}") == ["a = b", r"c = \frac{d}{e}"]
     assert split_lines(r"\begin{pmatrix} 1 \\ 2 \end{pmatrix} \\ x") == [

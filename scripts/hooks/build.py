@@ -28,7 +28,6 @@ from scripts.hooks import (  # noqa: E402
     figure_links,
     figures,
     glossary,
-    mathml,
     notebooks,
     reproducible,
     search_exclude,
@@ -39,7 +38,6 @@ from scripts.hooks import (  # noqa: E402
 #: ``on_config``: settings read before anything is built.
 CONFIG = [
     reproducible.on_config,  # SOURCE_DATE_EPOCH, before MkDocs dates any page
-    mathml.on_config,  # the math formatters of pymdownx.superfences, before any page converts
     torch_matrix.on_config,  # the torch matrix's record and the claim register, read once
 ]
 #: ``on_pre_build``: the execute stage, then per-build state starts empty.

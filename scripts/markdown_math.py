@@ -1,7 +1,9 @@
-"""Build hook: math written in LaTeX is rendered to MathML when the site builds.
+"""Math written in LaTeX, rendered to MathML as each page's Markdown is converted.
 
 Pages write block math in a ```` ```math ```` fence and inline math as `` `#!math x^2` ``
-(pymdownx.superfences custom fence and pymdownx.inlinehilite custom inline). The LaTeX is
+(a pymdownx.superfences custom fence and a pymdownx.inlinehilite custom inline, both declared in
+``mkdocs.yml`` with this module's formatters, so any engine that runs those Markdown extensions
+renders the math: MkDocs, ProperDocs, Zensical). The LaTeX is
 converted by latex2mathml into ``<math>`` elements that browsers render natively (MathML Core),
 so no script and no CDN is needed and a page makes no third-party request for its math.
 
@@ -11,7 +13,8 @@ environments) ends one, and each line becomes a display ``<math>`` of its own, s
 on.) A formula wider than the column scrolls inside its box; the box can take the keyboard's
 focus (``tabindex="0"``, WCAG 2.1.1) and is labelled with the formula's source.
 
-Raises ``PluginError`` at build time when a formula cannot be converted, with the formula.
+Raises :class:`MathError` (a ``ValueError``) when a formula cannot be converted, with the
+formula: the page's conversion, and so the build, fails. The module imports nothing of MkDocs.
 """
 
 from __future__ import annotations
@@ -20,15 +23,17 @@ import html
 from xml.etree import ElementTree as etree
 
 from latex2mathml.converter import convert
-from mkdocs.config.defaults import MkDocsConfig
-from mkdocs.exceptions import PluginError
+
+
+class MathError(ValueError):
+    """A formula latex2mathml cannot convert; the message holds the formula and the reason."""
 
 
 def _to_mathml(latex: str, display: str) -> str:
     try:
         return convert(latex.strip(), display=display)
     except Exception as exc:  # noqa: BLE001 - any converter failure is a build error
-        raise PluginError(f"cannot convert math {latex!r}: {type(exc).__name__}: {exc}") from exc
+        raise MathError(f"cannot convert math {latex!r}: {type(exc).__name__}: {exc}") from exc
 
 
 def split_lines(latex: str) -> list[str]:
@@ -68,13 +73,3 @@ def math_inline(source: str, language: str, class_name: str, md) -> etree.Elemen
     el = etree.Element("span", {"class": "arithmatex"})
     el.text = md.htmlStash.store(_to_mathml(source, "inline"))
     return el
-
-
-def on_config(config: MkDocsConfig) -> MkDocsConfig:
-    """Register the math fence and inline formatters with pymdownx (MkDocs event)."""
-    mdx = config.mdx_configs
-    fences = mdx.setdefault("pymdownx.superfences", {}).setdefault("custom_fences", [])
-    fences.append({"name": "math", "class": "arithmatex", "format": math_block})
-    inline = mdx.setdefault("pymdownx.inlinehilite", {}).setdefault("custom_inline", [])
-    inline.append({"name": "math", "class": "arithmatex", "format": math_inline})
-    return config
