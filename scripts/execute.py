@@ -48,6 +48,7 @@ import sys
 import tempfile
 import uuid
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -156,13 +157,55 @@ def execute_notebook(source: Path, target: Path) -> None:
     os.replace(tmp, target)
 
 
-def run(root: Path = ROOT, folder: Path | None = None,
-        docs: Path | None = None) -> dict[str, tuple[Path, bool]]:
-    """Draw every stale figure and make sure every notebook of the site has an executed copy,
-    all at the same time; return, for each notebook's
-    path relative to ``docs/`` (``notebooks/<name>.ipynb``), the folder its copy sits under (the
-    copy is ``<folder>/notebooks/<name>.ipynb``) and whether it was executed now (``False``:
-    reused).
+#: Where each article's download (its notebook, or a zip of it and its data) is kept.
+ARTICLES_DIR = Path(".cache") / "articles"
+
+
+def article_downloads(root: Path, pages: list[str], site_url: str) -> dict[str, Path]:
+    """Make each article's download (``scripts/hooks/article_notebooks.py``: the article as a
+    notebook, zipped with its data when it reads any) unless it is kept already; return, for
+    each page (``lookup-tables.md``), the folder holding its download file.
+
+    Kept in ``.cache/articles/<key>/``, the key being the sha256 of the page, what it includes,
+    everything under ``snippets/`` and ``site_url`` (the notebook links back to the page).
+    Raises ``mkdocs.exceptions.PluginError`` when a page cannot be converted.
+    """
+    from scripts.hooks.article_notebooks import converted_now, sources_digest
+
+    found = {}
+    for page in pages:
+        digest = hashlib.sha256(f"{sources_digest(root, page)}\n{site_url}".encode()).hexdigest()
+        folder = root / ARTICLES_DIR / digest
+        if not folder.is_dir():
+            tmp = folder.with_name(f".{digest}.{os.getpid()}.tmp")
+            tmp.mkdir(parents=True, exist_ok=True)
+            for name, content in converted_now(page, site_url, root).items():
+                (tmp / name).write_bytes(content)
+            try:
+                os.replace(tmp, folder)  # atomic: a concurrent build never sees half a folder
+            except OSError:  # a concurrent build made it first
+                shutil.rmtree(tmp, ignore_errors=True)
+        found[page] = folder
+    return found
+
+
+@dataclass
+class Made:
+    """What the stage made. ``notebooks``: for each notebook's path relative to ``docs/``
+    (``notebooks/<name>.ipynb``), the folder its executed copy sits under (the copy is
+    ``<folder>/notebooks/<name>.ipynb``) and whether it was executed now (``False``: reused).
+    ``articles``: for each article page, the folder holding its download. The figures are in
+    ``.cache/figures/`` (``scripts/hooks/figures.py``)."""
+
+    notebooks: dict[str, tuple[Path, bool]]
+    articles: dict[str, Path]
+
+
+def run(root: Path = ROOT, folder: Path | None = None, docs: Path | None = None,
+        articles: tuple[str, ...] = (), site_url: str = "/") -> Made:
+    """Draw every stale figure, make every article's download (:func:`article_downloads` of
+    ``articles``) and make sure every notebook of the site has an executed copy, all at the same
+    time (see :class:`Made` for what it returns).
 
     ``folder`` is where copies are kept, ``<root>/.cache/executed`` by default, one subfolder per
     key; ``docs`` is the folder of the pages, ``<root>/docs`` by default. The stale notebooks
@@ -179,19 +222,21 @@ def run(root: Path = ROOT, folder: Path | None = None,
         uri = notebook.relative_to(docs).as_posix()
         plan[uri] = (notebook, folder / notebook_key(notebook))
     stale = {uri: (nb, base) for uri, (nb, base) in plan.items() if not (base / uri).is_file()}
-    with ThreadPoolExecutor(max_workers=1 + len(stale), thread_name_prefix="execute") as pool:
+    with ThreadPoolExecutor(max_workers=2 + len(stale), thread_name_prefix="execute") as pool:
         figures = pool.submit(draw_stale, root)
+        downloads = pool.submit(article_downloads, root, list(articles), site_url)
         running = {uri: pool.submit(execute_notebook, nb, base / uri)
                    for uri, (nb, base) in stale.items()}
     for uri in sorted(running):
         running[uri].result()  # raises NotebookFailed
     figures.result()
-    return {uri: (base, uri in stale) for uri, (nb, base) in plan.items()}
+    return Made({uri: (base, uri in stale) for uri, (nb, base) in plan.items()},
+                downloads.result())
 
 
 def prune(folder: Path, keep: set[Path]) -> None:
     """Delete every key folder under ``folder`` that is not in ``keep`` (older copies of edited
-    notebooks)."""
+    notebooks or articles)."""
     for path in folder.iterdir() if folder.is_dir() else []:
         if path.is_dir() and path not in keep:
             shutil.rmtree(path, ignore_errors=True)
@@ -202,15 +247,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fresh", action="store_true",
                         help="execute every notebook into a temporary folder, whatever is cached")
     args = parser.parse_args(argv)
+    import yaml
+    from mkdocs.exceptions import PluginError
+
+    from scripts.site import nav_pages
+
+    config = yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=yaml.BaseLoader)  # noqa: S506
     with tempfile.TemporaryDirectory() as tmp:
         try:
-            copies = run(ROOT, Path(tmp) if args.fresh else None)
-        except NotebookFailed as error:
+            made = run(ROOT, Path(tmp) if args.fresh else None, None,
+                       tuple(nav_pages("Articles")), config.get("site_url") or "/")
+        except (NotebookFailed, PluginError) as error:
             print(error, file=sys.stderr)
             return 1
-        for uri, (base, now) in copies.items():
+        for uri, (base, now) in made.notebooks.items():
             where = "(temporary copy)" if args.fresh else (base / uri).relative_to(ROOT)
             print(f"{'executed' if now else 'reused  '} {uri} -> {where}")
+        for page, folder in made.articles.items():
+            for path in sorted(folder.iterdir()):
+                print(f"download {page} -> {path.relative_to(ROOT)}")
+        print(f"figures  -> {(ROOT / '.cache' / 'figures').relative_to(ROOT)}/")
     return 0
 
 

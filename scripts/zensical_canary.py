@@ -155,7 +155,7 @@ def add_executed_outputs(docs: Path) -> None:
     from scripts.execute import run
     from scripts.hooks.figures import CACHE_DIR, cache_read, plan_figures
 
-    copies = run(ROOT)
+    copies = run(ROOT).notebooks
     for plan in plan_figures(ROOT):
         for uri, svg in (cache_read(ROOT / CACHE_DIR, plan.key) or {}).items():
             (docs / uri).parent.mkdir(parents=True, exist_ok=True)

@@ -15,7 +15,6 @@ every notebook; ``tests/test_browser.py`` fetches each download from a served bu
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import io
 import sys
@@ -93,28 +92,31 @@ def sources_digest(root: Path, page: str) -> str:
     return h.hexdigest()
 
 
-@functools.lru_cache(maxsize=64)
-def converted(page: str, site_url: str, root: Path, digest: str) -> dict[str, bytes]:
-    """:func:`downloads` of ``page``'s notebook, remembered for the process under ``digest``
-    (:func:`sources_digest` of ``root`` and ``page``): ``mkdocs serve`` rebuilds every article
-    after any edit, and converting all of them took a sixth of a rebuild. Raises ``PluginError``
-    when the conversion fails."""
+def converted_now(page: str, site_url: str, root: Path) -> dict[str, bytes]:
+    """:func:`downloads` of ``page``'s notebook (the execute stage, ``scripts/execute.py``, calls
+    it and keeps the result). Raises ``PluginError`` when the conversion fails."""
     try:
         return downloads(article_notebook(page, site_url, root))
     except (ValueError, OSError, SyntaxError) as err:
         raise PluginError(f"notebook of {page}: {err}") from err
 
 
+#: Page -> the folder holding its download, set by the execute stage (``execute_stage.py``).
+MADE: dict[str, Path] = {}
+
+
 def on_files(files: Files, *, config: MkDocsConfig) -> Files:
-    """Add each article's download beside its page (MkDocs event)."""
+    """Add each article's download, as the execute stage made it, beside its page (MkDocs
+    event)."""
     _DOWNLOADS.clear()
-    root = Path(config.config_file_path).resolve().parent
     for page in articles(config.nav or []):
         folder = page.removesuffix(".md")
-        digest = sources_digest(root, page)
-        for name, content in converted(page, config.site_url or "/", root, digest).items():
-            files.append(File.generated(config, f"{folder}/{name}", content=content))
-            _DOWNLOADS[page] = name
+        for path in sorted(MADE[page].iterdir()):
+            # Given as bytes, not as a path: a file with an .ipynb path would become a page
+            # (mkdocs-jupyter's on_files runs after this one, see build.py).
+            files.append(File.generated(config, f"{folder}/{path.name}",
+                                        content=path.read_bytes()))
+            _DOWNLOADS[page] = path.name
     return files
 
 

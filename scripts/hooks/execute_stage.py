@@ -4,7 +4,8 @@ MkDocs builds a notebook page from the file its ``File`` points at, and mkdocs-j
 that file without running it (``execute: false`` in ``mkdocs.yml``). So:
 
 * ``on_pre_build`` runs the execute stage (:func:`scripts.execute.run`): every figure module and
-  every notebook whose sources changed is drawn or executed, before any page is rendered; a
+  every notebook whose sources changed is drawn or executed, and each article's download made,
+  before any page is rendered; a
   failing cell fails the build, naming the notebook and the cell (a failing figure, naming the
   module and the function). ``figures.py`` adds the figures to the site's files. The executed
   copies live in ``.cache/executed/`` (with ``NOTEBOOK_CACHE=off`` in the environment, in a
@@ -21,7 +22,8 @@ that file without running it (``execute: false`` in ``mkdocs.yml``). So:
   of the committed notebook, in the form git-revision-date-localized gives the other pages (that
   plugin excludes notebooks in ``mkdocs.yml``: it would ask git about the executed copy, which git
   does not track).
-* ``on_post_build`` deletes executed copies no build uses any more, and the temporary folder.
+* ``on_post_build`` deletes executed copies and article downloads no build uses any more, and
+  the temporary folder.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ _PROJECT = str(Path(__file__).resolve().parents[2])
 if _PROJECT not in sys.path:
     sys.path.insert(0, _PROJECT)
 from scripts import execute  # noqa: E402
+from scripts.hooks import article_notebooks  # noqa: E402
 
 log = logging.getLogger("mkdocs.hooks.execute_stage")
 
@@ -69,11 +72,15 @@ def on_pre_build(*, config: MkDocsConfig) -> None:
     if _cache_off():
         _Build.temporary = Path(tempfile.mkdtemp(prefix="executed-"))
     try:
-        copies = execute.run(_Build.root, _Build.temporary, Path(config.docs_dir))
+        copies = execute.run(_Build.root, _Build.temporary, Path(config.docs_dir),
+                             tuple(article_notebooks.articles(config.nav or [])),
+                             config.site_url or "/")
     except execute.NotebookFailed as error:
         raise PluginError(f"notebook {error}") from None
-    _Build.copies = {uri: base for uri, (base, _) in copies.items()}
-    for uri, (_, now) in copies.items():
+    _Build.copies = {uri: base for uri, (base, _) in copies.notebooks.items()}
+    article_notebooks.MADE.clear()
+    article_notebooks.MADE.update(copies.articles)
+    for uri, (_, now) in copies.notebooks.items():
         log.info("notebook %s: %s", uri, "executed" if now else "not executed, nothing changed")
 
 
@@ -126,9 +133,10 @@ def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, files: 
 
 
 def on_post_build(*, config: MkDocsConfig) -> None:
-    """Delete executed copies no notebook uses any more (MkDocs event)."""
+    """Delete executed copies and article downloads that no page uses any more (MkDocs event)."""
     if _Build.temporary is not None:
         shutil.rmtree(_Build.temporary, ignore_errors=True)
         _Build.temporary = None
     else:
         execute.prune(_Build.root / execute.CACHE_DIR, set(_Build.copies.values()))
+    execute.prune(_Build.root / execute.ARTICLES_DIR, set(article_notebooks.MADE.values()))
