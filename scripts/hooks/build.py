@@ -30,10 +30,13 @@ from scripts.hooks import (  # noqa: E402
     reproducible,
     search_exclude,
     search_memo,
+    site_pdf,
     source_links,
     torch_matrix,
 )
 
+#: ``on_startup``: once per ``mkdocs`` command, before its first build.
+STARTUP = [site_pdf.on_startup]  # the command: ``mkdocs serve`` makes no PDF
 #: ``on_config``: settings read before anything is built.
 CONFIG = [
     reproducible.on_config,  # SOURCE_DATE_EPOCH, before MkDocs dates any page
@@ -51,6 +54,7 @@ PRE_BUILD = [
 FILES = [
     figures.on_files,  # every figure's SVG (cached, or drawn in worker processes from now on)
     article_notebooks.on_files,  # each article's notebook (and zip) for download
+    site_pdf.on_files,  # the whole site's PDF, a stand-in until it is printed (links validate)
 ]
 #: ``on_nav``: notebooks that must run start running, in parallel, before the first page.
 NAV = [notebook_cache.on_nav]
@@ -69,17 +73,27 @@ PAGE_CONTENT = [
     source_links.on_page_content,  # snippet titles link to their file: reads the title as text,
     # so it comes after the steps that read a block's opening tag
 ]
-#: ``on_env``: the figures being drawn are waited for before files are copied.
-ENV = [figures.on_env]
+#: ``on_env``: every page is rendered; files are not yet copied into the site.
+ENV = [
+    figures.on_env,  # the figures being drawn are waited for before files are copied
+    site_pdf.on_env,  # the print document, with those figures: Chromium prints it from now on
+]
 #: ``on_post_build``: checks of the built site, and caches pruned.
 POST_BUILD = [
     figures.on_post_build,  # cached figures this build did not use are deleted
     notebook_cache.on_post_build,  # likewise for executed notebook pages
     notebooks.on_post_build,  # every link of a notebook page resolves (a warning otherwise)
     search_memo.on_post_build,  # remembered search entries of gone or changed pages forgotten
+    site_pdf.on_post_build,  # last: waits for Chromium's PDF, which printed while the steps above
+    # (and MkDocs' writing of the pages) ran, and writes it over its stand-in
 ]
 #: ``on_build_error``: a failed build stops what it started.
 BUILD_ERROR = [figures.on_build_error]
+
+
+def on_startup(*, command, dirty) -> None:
+    for step in STARTUP:
+        step(command=command, dirty=dirty)
 
 
 def on_config(config):
