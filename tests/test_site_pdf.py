@@ -46,10 +46,11 @@ def pdf(site):
     """The built site's PDF, read by pypdf; skipped (failed under REQUIRE_BROWSER) when the
     build could not print it."""
     missing = site_pdf.missing_browser()
+    hint = BROWSER_INSTALL_HINT if missing else "`python -m pip install -r requirements.txt`"
     if PdfReader is None:
         missing.append("the Python package `pypdf`")
     if missing:
-        message = f"the site's PDF needs {' and '.join(missing)}: {BROWSER_INSTALL_HINT}"
+        message = f"the site's PDF needs {' and '.join(missing)}: {hint}"
         if os.environ.get("REQUIRE_BROWSER"):
             pytest.fail(message + " (REQUIRE_BROWSER is set, so this is a failure, not a skip)")
         pytest.skip(message)
