@@ -72,7 +72,7 @@ from mkdocs.structure.files import File, Files
 _PROJECT = str(Path(__file__).resolve().parents[2])
 if _PROJECT not in sys.path:
     sys.path.insert(0, _PROJECT)  # MkDocs loads hooks by file path
-from scripts.hooks.figures import environment_fingerprint  # noqa: E402
+from scripts.execute import environment_fingerprint  # noqa: E402
 from scripts.site import CHROMIUM, CHROMIUM_ARGS, page_slug, page_url_path  # noqa: E402
 
 log = logging.getLogger("mkdocs.hooks.site_pdf")
