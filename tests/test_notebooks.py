@@ -187,3 +187,18 @@ def test_a_failing_cell_fails_the_execute_stage_naming_the_notebook(tmp_path):
     with pytest.raises(NotebookFailed, match=r"broken\.ipynb(.|\n)*ValueError: on purpose"):
         execute_notebook(source, tmp_path / "out.ipynb")
     assert not (tmp_path / "out.ipynb").exists()
+
+
+def test_a_notebook_page_is_dated_like_the_other_pages(site):
+    """A notebook page is rendered from its executed copy, which git does not track, so its "Last
+    update" comes from scripts/hooks/execute_stage.py, not from git-revision-date-localized: for
+    an article, that function gives exactly the plugin's markup; for a notebook, the page shows
+    the date of the committed notebook's last commit."""
+    from scripts.hooks.execute_stage import revision_date
+    from scripts.site import html_of
+
+    article = html_of(site, "lookup-tables.md").read_text(encoding="utf-8")
+    assert revision_date(ROOT / "docs" / "lookup-tables.md") in article
+    for page in (p for p in nav_pages() if p.endswith(".ipynb")):
+        shown = html_of(site, page).read_text(encoding="utf-8")
+        assert revision_date(ROOT / "docs" / page) in shown, page
