@@ -46,6 +46,7 @@ import os
 import shutil
 import sys
 import tempfile
+import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -60,8 +61,8 @@ SETTINGS = {"format": "executed-1", "timeout_s": 600, "coalesce_streams": True,
 
 
 class NotebookFailed(RuntimeError):
-    """A notebook's cell raised, or its kernel could not start; the message names the notebook
-    (``docs/notebooks/<name>.ipynb``) and ends with the cell's error."""
+    """A notebook could not be read, a cell raised, or its kernel could not start; the message
+    starts with the notebook's file name (``<name>.ipynb``) and ends with the error."""
 
 
 @functools.cache
@@ -87,7 +88,12 @@ def notebooks(docs: Path) -> list[Path]:
 
 
 def _kernel_name(notebook: Path) -> str:
-    meta = json.loads(notebook.read_text(encoding="utf-8")).get("metadata", {})
+    """The kernel ``notebook`` asks for (``python3`` if it names none). Raises
+    :class:`NotebookFailed` naming the file when it is not a notebook's JSON."""
+    try:
+        meta = json.loads(notebook.read_text(encoding="utf-8")).get("metadata", {})
+    except (ValueError, AttributeError) as error:
+        raise NotebookFailed(f"{notebook.name}: not a notebook ({error})") from None
     return meta.get("kernelspec", {}).get("name", "python3")
 
 
@@ -115,9 +121,12 @@ def notebook_key(notebook: Path) -> str:
     return h.hexdigest()
 
 
-def execute_notebook(source: Path, target: Path) -> None:
+def execute_notebook(source: Path, target: Path, key: str = "") -> None:
     """Run ``source`` (an ``.ipynb`` file) in a fresh kernel, in its own folder, and write it with
-    its outputs to ``target`` (atomically: a concurrent reader never sees half a file).
+    its outputs to ``target`` (atomically: a concurrent reader never sees half a file), with
+    ``key`` in its metadata (``execute_key``): mkdocs-jupyter's cache keys on the copy's bytes,
+    so a new environment, which changes the key, renders the page anew even when the outputs
+    are the same.
 
     Raises :class:`NotebookFailed` if a cell raises or the kernel cannot start.
     """
@@ -127,10 +136,10 @@ def execute_notebook(source: Path, target: Path) -> None:
     from nbclient.exceptions import CellExecutionError
     from traitlets.config import Config
 
+    name = _kernel_name(source)  # raises NotebookFailed for a file that is no notebook
     nb = nbformat.read(source, as_version=4)
     runtime = jupyter_runtime_dir()
     os.makedirs(runtime, mode=0o700, exist_ok=True)
-    name = _kernel_name(source)
     # The kernel's sockets are files named after this process and a random id: concurrent builds
     # never share one, and the kernel deletes them when it stops.
     sockets = os.path.join(runtime, f"build-{os.getpid()}-{uuid.uuid4().hex[:8]}")
@@ -151,6 +160,8 @@ def execute_notebook(source: Path, target: Path) -> None:
                              f"{code}") from None
     except Exception as error:  # the kernel did not start, or died
         raise NotebookFailed(f"{source.name}: {type(error).__name__}: {error}") from error
+    if key:
+        nb.metadata["execute_key"] = key
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     nbformat.write(nb, tmp)
@@ -159,6 +170,23 @@ def execute_notebook(source: Path, target: Path) -> None:
 
 #: Where each article's download (its notebook, or a zip of it and its data) is kept.
 ARTICLES_DIR = Path(".cache") / "articles"
+#: Bumped when what an article's download holds changes without a change to the code below.
+ARTICLES_FORMAT = "articles-1"
+#: The code that turns a page into its download: part of every article's key.
+CONVERTER = ["scripts/article_notebooks.py", "scripts/hooks/article_notebooks.py",
+             "scripts/markdown_model.py", "scripts/markdown_math.py"]
+#: An unused entry of a cache folder is deleted only when it is older than this (seconds): a
+#: concurrent build (``mkdocs serve`` beside the tests) may be about to read it.
+PRUNE_AFTER_S = 3600
+
+
+def _converter_digest(root: Path) -> str:
+    """sha256 (hex) of :data:`ARTICLES_FORMAT`, the environment and the :data:`CONVERTER`
+    files of ``root``."""
+    h = hashlib.sha256(f"{ARTICLES_FORMAT}\n{environment_fingerprint()}\n".encode())
+    for rel in CONVERTER:
+        h.update(rel.encode() + b"\0" + (root / rel).read_bytes() + b"\0")
+    return h.hexdigest()
 
 
 def article_downloads(root: Path, pages: list[str], site_url: str) -> dict[str, Path]:
@@ -167,24 +195,30 @@ def article_downloads(root: Path, pages: list[str], site_url: str) -> dict[str, 
     each page (``lookup-tables.md``), the folder holding its download file.
 
     Kept in ``.cache/articles/<key>/``, the key being the sha256 of the page, what it includes,
-    everything under ``snippets/`` and ``site_url`` (the notebook links back to the page).
-    Raises ``mkdocs.exceptions.PluginError`` when a page cannot be converted.
+    everything under ``snippets/``, ``site_url`` (the notebook links back to the page), the
+    converter's code (:data:`CONVERTER`) and the environment. Raises
+    ``mkdocs.exceptions.PluginError`` when a page cannot be converted.
     """
     from scripts.hooks.article_notebooks import converted_now, sources_digest
 
-    found = {}
+    found, converter = {}, _converter_digest(root) if pages else ""
     for page in pages:
-        digest = hashlib.sha256(f"{sources_digest(root, page)}\n{site_url}".encode()).hexdigest()
+        digest = hashlib.sha256(
+            f"{sources_digest(root, page)}\n{site_url}\n{converter}".encode()).hexdigest()
         folder = root / ARTICLES_DIR / digest
         if not folder.is_dir():
             tmp = folder.with_name(f".{digest}.{os.getpid()}.tmp")
             tmp.mkdir(parents=True, exist_ok=True)
-            for name, content in converted_now(page, site_url, root).items():
-                (tmp / name).write_bytes(content)
             try:
+                for name, content in converted_now(page, site_url, root).items():
+                    (tmp / name).write_bytes(content)
                 os.replace(tmp, folder)  # atomic: a concurrent build never sees half a folder
             except OSError:  # a concurrent build made it first
                 shutil.rmtree(tmp, ignore_errors=True)
+            except BaseException:
+                shutil.rmtree(tmp, ignore_errors=True)
+                raise
+        os.utime(folder)  # in use: see prune()
         found[page] = folder
     return found
 
@@ -225,20 +259,28 @@ def run(root: Path = ROOT, folder: Path | None = None, docs: Path | None = None,
     with ThreadPoolExecutor(max_workers=2 + len(stale), thread_name_prefix="execute") as pool:
         figures = pool.submit(draw_stale, root)
         downloads = pool.submit(article_downloads, root, list(articles), site_url)
-        running = {uri: pool.submit(execute_notebook, nb, base / uri)
+        running = {uri: pool.submit(execute_notebook, nb, base / uri, base.name)
                    for uri, (nb, base) in stale.items()}
     for uri in sorted(running):
         running[uri].result()  # raises NotebookFailed
+    for _, base in plan.values():
+        if base.is_dir():
+            os.utime(base)  # in use: see prune()
     figures.result()
     return Made({uri: (base, uri in stale) for uri, (nb, base) in plan.items()},
                 downloads.result())
 
 
 def prune(folder: Path, keep: set[Path]) -> None:
-    """Delete every key folder under ``folder`` that is not in ``keep`` (older copies of edited
-    notebooks or articles)."""
+    """Delete the key folders under ``folder`` that are not in ``keep`` (older copies of edited
+    notebooks or articles) and that no build has used for :data:`PRUNE_AFTER_S` seconds (each
+    build touches what it uses; a concurrent build, ``mkdocs serve`` beside ``pytest``, keys
+    its site differently and may be about to read its own). A folder another build is still
+    writing (``.<key>.<pid>.tmp``) is left alone."""
+    now = time.time()
     for path in folder.iterdir() if folder.is_dir() else []:
-        if path.is_dir() and path not in keep:
+        if (path.is_dir() and path not in keep and not path.name.startswith(".")
+                and now - path.stat().st_mtime > PRUNE_AFTER_S):
             shutil.rmtree(path, ignore_errors=True)
 
 

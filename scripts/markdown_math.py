@@ -23,10 +23,16 @@ import html
 from xml.etree import ElementTree as etree
 
 from latex2mathml.converter import convert
+from pymdownx.inlinehilite import InlineHiliteException
+from pymdownx.superfences import SuperFencesException
 
 
-class MathError(ValueError):
-    """A formula latex2mathml cannot convert; the message holds the formula and the reason."""
+class MathError(SuperFencesException, InlineHiliteException, ValueError):
+    """A formula latex2mathml cannot convert; the message holds the formula and the reason.
+
+    pymdownx turns any other exception of a formatter into the fence's raw text, silently; these
+    two classes are the ones it lets through, so a bad formula fails the page's conversion.
+    """
 
 
 def _to_mathml(latex: str, display: str) -> str:

@@ -15,7 +15,8 @@ from scripts.markdown_model import ROOT
 #: Each list of build.py and the MkDocs event it serves.
 LISTS = {"STARTUP": "on_startup", "CONFIG": "on_config", "PRE_BUILD": "on_pre_build",
          "FILES": "on_files", "PAGE_MARKDOWN": "on_page_markdown",
-         "PAGE_CONTENT": "on_page_content", "ENV": "on_env", "POST_BUILD": "on_post_build"}
+         "PAGE_CONTENT": "on_page_content", "ENV": "on_env", "POST_BUILD": "on_post_build",
+         "BUILD_ERROR": "on_build_error"}
 
 
 def step_functions() -> dict[str, set[str]]:

@@ -202,3 +202,32 @@ def test_a_notebook_page_is_dated_like_the_other_pages(site):
     for page in (p for p in nav_pages() if p.endswith(".ipynb")):
         shown = html_of(site, page).read_text(encoding="utf-8")
         assert revision_date(ROOT / "docs" / page) in shown, page
+
+
+def test_prune_spares_what_a_concurrent_build_may_use(tmp_path):
+    """Only folders that are unused, finished (no leading dot) and an hour old are deleted."""
+    from scripts.execute import PRUNE_AFTER_S, prune
+
+    names = ["kept", "recent", "old", ".half-written.tmp"]
+    for name in names:
+        (tmp_path / name).mkdir()
+    hours_ago = os.path.getmtime(tmp_path) - PRUNE_AFTER_S - 60
+    for name in ("kept", "old", ".half-written.tmp"):
+        os.utime(tmp_path / name, (hours_ago, hours_ago))
+    prune(tmp_path, {tmp_path / "kept"})
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".half-written.tmp", "kept", "recent"]
+
+
+def test_an_article_download_is_made_again_when_its_converter_changes(tmp_path):
+    """The key of an article's download covers the code that converts it, not only the page."""
+    import shutil
+
+    from scripts.execute import CONVERTER, _converter_digest
+
+    for rel in CONVERTER:
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(ROOT / rel, tmp_path / rel)
+    before = _converter_digest(tmp_path)
+    with open(tmp_path / CONVERTER[0], "a") as edited:
+        edited.write("\n# a change to the converter\n")
+    assert _converter_digest(tmp_path) != before

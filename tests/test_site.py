@@ -289,6 +289,36 @@ def test_a_formula_breaks_into_lines_at_top_level_double_backslashes():
     assert 'aria-label="a = 1 \\\\ b = 2"' in block
 
 
+def test_a_formula_that_cannot_be_converted_fails_the_page():
+    """With the site's own Markdown settings (the math formatters mkdocs.yml names), a fence or an
+    inline formula latex2mathml cannot read raises MathError instead of being shown as its raw
+    text (what pymdownx does with any other exception of a formatter)."""
+    import markdown
+    import yaml
+
+    from scripts.markdown_math import MathError
+
+    class Tags(yaml.SafeLoader):  # mkdocs.yml names its formatters with python tags
+        pass
+
+    def python_name(loader, suffix, node):
+        module, name = suffix.rsplit(".", 1)
+        return getattr(__import__(module, fromlist=[name]), name)
+
+    Tags.add_multi_constructor("tag:yaml.org,2002:python/name:", python_name)
+    Tags.add_multi_constructor("tag:yaml.org,2002:python/object/apply:",
+                               lambda loader, suffix, node: None)
+    config = yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=Tags)  # noqa: S506
+    wanted = ("pymdownx.superfences", "pymdownx.inlinehilite")
+    settings = {name: options for entry in config["markdown_extensions"] if isinstance(entry, dict)
+                for name, options in entry.items() if name in wanted}
+    md = markdown.Markdown(extensions=list(wanted), extension_configs=settings)
+    assert "<math" in md.convert("```math\n\\frac{1}{2}\n```\n")
+    for broken in ("```math\n\\frac{1}{\n```\n", "A `#!math \\frac{1}{` here.\n"):
+        with pytest.raises(MathError, match="cannot convert math"):
+            md.reset().convert(broken)
+
+
 def test_every_anchor_and_table_of_contents_link_resolves(site):
     """Every relative link of every page, navigation and table of contents included, reaches a
     file of the site and, with a ``#fragment``, an element with that id (the check the build runs

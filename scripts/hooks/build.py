@@ -78,6 +78,8 @@ PAGE_CONTENT = [
 ENV = [
     site_pdf.on_env,  # the print document of every page: Chromium prints it from now on
 ]
+#: ``on_build_error``: a failed build cleans up after itself.
+BUILD_ERROR = [execute_stage.on_build_error]  # its temporary folder of executed notebooks
 #: ``on_post_build``: checks of the built site, and caches pruned.
 POST_BUILD = [
     figures.on_post_build,  # cached figures this build did not use are deleted
@@ -123,6 +125,11 @@ def on_page_content(html: str, *, page, config, files) -> str:
     for step in PAGE_CONTENT:
         html = step(html, page=page, config=config, files=files)
     return html
+
+
+def on_build_error(*, error) -> None:
+    for step in BUILD_ERROR:
+        step(error=error)
 
 
 def on_env(env, *, config, files):

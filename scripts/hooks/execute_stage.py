@@ -22,8 +22,9 @@ that file without running it (``execute: false`` in ``mkdocs.yml``). So:
   of the committed notebook, in the form git-revision-date-localized gives the other pages (that
   plugin excludes notebooks in ``mkdocs.yml``: it would ask git about the executed copy, which git
   does not track).
-* ``on_post_build`` deletes executed copies and article downloads no build uses any more, and
-  the temporary folder.
+* ``on_post_build`` deletes executed copies and article downloads that no build has used for an
+  hour (:func:`scripts.execute.prune`), and the temporary folder; ``on_build_error`` deletes
+  the temporary folder of a build that failed.
 """
 
 from __future__ import annotations
@@ -130,6 +131,13 @@ def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, files: 
     if page.file.src_uri in _Build.copies:
         page.meta[DATE_META] = revision_date(Path(config.docs_dir) / page.file.src_uri)
     return markdown
+
+
+def on_build_error(*, error: Exception) -> None:
+    """Delete the temporary folder of executed copies of a failed build (MkDocs event)."""
+    if _Build.temporary is not None:
+        shutil.rmtree(_Build.temporary, ignore_errors=True)
+        _Build.temporary = None
 
 
 def on_post_build(*, config: MkDocsConfig) -> None:

@@ -24,8 +24,8 @@ TITLE = "Open the figure full size"
 
 def link_figures(html: str) -> str:
     """``html`` with each figure image (see :data:`FIGURE_IMG`) inside
-    ``<a class="figure-full" href="<its svg>">``; an image already inside a link is left as it is
-    (so the step can run twice)."""
+    ``<a class="figure-full" href="<its svg>">``; an image already inside a link this step made is
+    left as it is (so the step can run twice). No page links a figure itself."""
     out, last = [], 0
     for match in FIGURE_IMG.finditer(html):
         before = html[last:match.start()]

@@ -236,28 +236,6 @@ def draw_script(root: str, package: str, rel: str, names: list[str]) -> dict[str
     return rendered
 
 
-def render_all_figures(
-    root: Path, cache: dict[str, dict[str, bytes]] | None = None
-) -> dict[str, bytes]:
-    """Render every page's figures (``snippets/*/figures.py``) in every theme, in this process.
-
-    Returns ``{site path: SVG bytes}``. With a ``cache`` dict, modules whose key is in it are not
-    drawn again, and fresh renders are stored in it. Raises ``PluginError`` as the build does.
-    """
-    out: dict[str, bytes] = {}
-    for plan in plan_figures(root):
-        if cache is not None and plan.key in cache:
-            out.update(cache[plan.key])
-            continue
-        rendered = draw_script(str(root), plan.package, plan.rel, plan.names)
-        if isinstance(rendered, str):
-            raise PluginError(rendered)
-        if cache is not None:
-            cache[plan.key] = rendered
-        out.update(rendered)
-    return out
-
-
 # --- the on-disk cache ------------------------------------------------------------------------
 
 
@@ -351,6 +329,8 @@ def draw_stale(root: Path) -> list[ScriptPlan]:
     draws other files than its ``__all__`` and the themes promise.
     """
     plans = plan_figures(root)
+    if not plans:  # a project without figures need not have snippets/figure_style.py
+        return plans
     folder, themes = root / CACHE_DIR, _theme_names(root)
     todo = [plan for plan in plans
             if sorted(cache_read(folder, plan.key) or {}) != sorted(plan.paths(themes))]

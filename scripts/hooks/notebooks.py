@@ -154,7 +154,7 @@ def notebook_page(html: str, src_uri: str, data: tuple[tuple[str, str], ...],
     :func:`download_fact` for ``src_uri`` and ``data``).
 
     Remembered for the process: ``mkdocs serve`` rebuilds every page after any edit, and the
-    executed notebook's HTML comes unchanged from ``.cache/notebooks/``; parsing it again was
+    executed notebook's HTML comes unchanged from mkdocs-jupyter's cache; parsing it again was
     most of a rebuild's time spent on notebook pages. Raises ``PluginError`` as those do.
     """
     try:
