@@ -1,7 +1,8 @@
 """Notebooks are stored clean, run as tests, and fail the site build when a cell fails.
 
-Each notebook under ``docs/`` is a page of the site, which mkdocs-jupyter executes when the site
-builds (``execute: true``, ``allow_errors: false``): a failing cell fails the build. A plain
+Each notebook under ``docs/`` is a page of the site. The build's execute stage
+(``scripts/execute.py``) runs it before any page renders, and mkdocs-jupyter renders the executed
+copy (``execute: false``): a failing cell fails the build. A plain
 ``python -m pytest`` executes every notebook once, in the second build of
 ``tests/test_site.py::test_two_builds_of_the_same_sources_are_byte_identical``, which ignores
 ``.cache/``. ``python -m pytest --nbmake docs/notebooks`` runs them as tests of their own (nbmake,
