@@ -33,6 +33,7 @@ from scripts.hooks import (  # noqa: E402
     search_exclude,
     site_pdf,
     source_links,
+    templates,
     torch_matrix,
 )
 
@@ -76,6 +77,7 @@ PAGE_CONTENT = [
 ]
 #: ``on_env``: every page is rendered; files are not yet copied into the site.
 ENV = [
+    templates.on_env,  # compiled templates kept in .cache/jinja, before any page is written
     site_pdf.on_env,  # the print document of every page: Chromium prints it from now on
 ]
 #: ``on_build_error``: a failed build cleans up after itself.
