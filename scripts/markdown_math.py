@@ -20,11 +20,15 @@ formula: the page's conversion, and so the build, fails. The module imports noth
 from __future__ import annotations
 
 import html
+import re
 from xml.etree import ElementTree as etree
 
 from latex2mathml.converter import convert
 from pymdownx.inlinehilite import InlineHiliteException
 from pymdownx.superfences import SuperFencesException
+
+#: The optional spacing after a line break, ``[4pt]`` in ``\\[4pt]``.
+_SPACING = re.compile(r"\s*\[[^\]]*\]")
 
 
 class MathError(SuperFencesException, InlineHiliteException, ValueError):
@@ -44,9 +48,14 @@ def _to_mathml(latex: str, display: str) -> str:
 
 def split_lines(latex: str) -> list[str]:
     r"""The lines of a block formula: ``latex`` cut at each ``\\`` outside braces and
-    ``\begin{…}…\end{…}`` environments, each stripped; empty lines left out."""
+    ``\begin{…}…\end{…}`` environments, each stripped; empty lines left out. Escaped braces
+    (``\{``, ``\}``) are characters, not groups; the spacing of a line break (``\\[4pt]``)
+    is dropped with it."""
     lines, depth, start, i = [], 0, 0, 0
     while i < len(latex):
+        if latex.startswith(("\\{", "\\}"), i):
+            i += 2
+            continue
         if latex.startswith("\\begin{", i) or latex[i] == "{":
             depth += 1
         elif latex.startswith("\\end{", i) or latex[i] == "}":
@@ -55,6 +64,9 @@ def split_lines(latex: str) -> list[str]:
             if depth == 0:
                 lines.append(latex[start:i])
                 start = i + 2
+                spacing = _SPACING.match(latex, start)
+                if spacing:
+                    start = spacing.end()
             i += 2
             continue
         i += 1

@@ -284,6 +284,8 @@ def test_a_formula_breaks_into_lines_at_top_level_double_backslashes():
     assert split_lines(r"\begin{pmatrix} 1 \\ 2 \end{pmatrix} \\ x") == [
         r"\begin{pmatrix} 1 \\ 2 \end{pmatrix}", "x"]
     assert split_lines(r"x_{a \\ b} = 1") == [r"x_{a \\ b} = 1"]
+    assert split_lines(r"\left\{ x \right. \\ y") == [r"\left\{ x \right.", "y"]
+    assert split_lines(r"a \\[4pt] b") == ["a", "b"]
     block = math_block("a = 1 \\\\\n b = 2", "math", "arithmatex", {}, None)
     assert block.count('<math ') == 2 and 'tabindex="0"' in block
     assert 'aria-label="a = 1 \\\\ b = 2"' in block
