@@ -97,6 +97,14 @@ IMAGES_JS = """async () => {
 
 #: Each shown figure image at the current viewport: its URL, its width on screen (CSS px) and
 #: whether a link around it opens the SVG itself, full size.
+#: Figure links (scripts/hooks/figure_links.py) still displayed around an image the palette
+#: hides: each would be an invisible stop for the keyboard.
+STRAY_FIGURE_LINKS_JS = """() => [...document.querySelectorAll('a.figure-full')]
+  .filter(a => getComputedStyle(a).display !== 'none'
+               && getComputedStyle(a.querySelector('img')).display === 'none')
+  .map(a => a.getAttribute('href'))"""
+
+
 #: Off-screen blocks skip layout (``content-visibility: auto`` in extra.css) and would report
 #: their placeholder's size, so every block is laid out while the figures are measured.
 FIGURE_WIDTHS_JS = """() => {
@@ -447,6 +455,7 @@ def test_page_in_a_real_browser(page, reader, base_url, screenshots):
     for i in range(light.count()):
         assert displayed(light.nth(i)), f"{page}: light figure {i} hidden in light mode"
         assert not displayed(dark.nth(i)), f"{page}: dark figure {i} shown in light mode"
+    assert not tab.evaluate(STRAY_FIGURE_LINKS_JS), f"{page}: a hidden figure's link is shown"
     # Every code block gets Material's copy button ("content.code.copy"), except the ones
     # marked `no-copy` (notebook outputs).
     blocks = tab.locator(".md-typeset .highlight:not(.no-copy) pre").filter(visible=True)
@@ -478,6 +487,7 @@ def test_page_in_a_real_browser(page, reader, base_url, screenshots):
     for i in range(dark.count()):
         assert displayed(dark.nth(i)), f"{page}: dark figure {i} hidden in dark mode"
         assert not displayed(light.nth(i)), f"{page}: light figure {i} shown in dark mode"
+    assert not tab.evaluate(STRAY_FIGURE_LINKS_JS), f"{page}: a hidden figure's link is shown"
     if screenshots is not None:
         tab.screenshot(path=screenshots / f"{page_slug(page)}-dark.png", full_page=True)
     check_accessibility(visit, "dark")
