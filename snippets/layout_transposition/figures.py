@@ -28,6 +28,17 @@ def _arrow(ax, start, end, color, *, style="-|>", lw=1.6, rad=0.0) -> None:
     )
 
 
+def _panel_labels(ax, x: float, above: float, below: float, theme: Theme, name: str,
+                  shape: str, stride: str) -> None:
+    """Label one weight panel centred at ``x`` (data coordinates): its module's ``name`` and its
+    ``shape`` above the grid (the shape's baseline at ``above``), its ``stride`` under it (top at
+    ``below``)."""
+    ax.text(x, above + 0.55, name, ha="center", va="bottom", color=theme.fg,
+            family="monospace", fontsize=10)
+    ax.text(x, above, shape, ha="center", va="bottom", color=theme.muted, fontsize=10)
+    ax.text(x, below, stride, ha="center", va="top", color=theme.fg, fontsize=10)
+
+
 def layout_weights_side_by_side(theme: Theme) -> Figure:
     """``nn.Embedding(5, 3).weight`` (``[5, 3]``) above ``nn.Linear(5, 3).weight`` (``[3, 5]``).
 
@@ -60,12 +71,9 @@ def layout_weights_side_by_side(theme: Theme) -> Figure:
     for v in range(v_ids):
         ax.text(x_e - 0.15, top - 0.5 - v, f"id {v}", ha="right", va="center",
                 color=theme.accent if v == hot else theme.muted, fontsize=10)
-    ax.text(mid, top + 0.75, "nn.Embedding(5, 3).weight", ha="center", va="bottom",
-            color=theme.fg, family="monospace", fontsize=10)
-    ax.text(mid, top + 0.2, "[num_embeddings=5, embedding_dim=3]", ha="center", va="bottom",
-            color=theme.muted, fontsize=10)
-    ax.text(mid, top - v_ids - 0.25, f"stride {tuple(table.stride())}: id 2 is a row",
-            ha="center", va="top", color=theme.fg, fontsize=10)
+    _panel_labels(ax, mid, top + 0.2, top - v_ids - 0.25, theme, "nn.Embedding(5, 3).weight",
+                  "[num_embeddings=5, embedding_dim=3]",
+                  f"stride {tuple(table.stride())}: id 2 is a row")
 
     y_a = top - v_ids - 1.15  # the arrow's upper end
     _arrow(ax, (mid, y_a), (mid, y_a - 1.3), theme.accent, style="<|-|>")
@@ -81,12 +89,9 @@ def layout_weights_side_by_side(theme: Theme) -> Figure:
     for v in range(v_ids):
         ax.text(x_l + v + 0.5, y_l + 0.12, f"id {v}", ha="center", va="bottom",
                 color=theme.accent if v == hot else theme.muted, fontsize=10)
-    ax.text(mid, y_l + 1.25, "nn.Linear(5, 3, bias=False).weight", ha="center", va="bottom",
-            color=theme.fg, family="monospace", fontsize=10)
-    ax.text(mid, y_l + 0.7, "[out_features=3, in_features=5]", ha="center", va="bottom",
-            color=theme.muted, fontsize=10)
-    ax.text(mid, y_l - dim - 0.25, f"stride {tuple(lin_w.stride())}: id 2 is a column",
-            ha="center", va="top", color=theme.fg, fontsize=10)
+    _panel_labels(ax, mid, y_l + 0.7, y_l - dim - 0.25, theme,
+                  "nn.Linear(5, 3, bias=False).weight", "[out_features=3, in_features=5]",
+                  f"stride {tuple(lin_w.stride())}: id 2 is a column")
 
     ax.set_xlim(mid - 5.6, mid + 5.6)
     ax.set_ylim(y_l - dim - 1.1, top + 1.45)
