@@ -134,7 +134,7 @@ def new_diagram(theme: Theme, width: float, height: float) -> tuple[Figure, Axes
 #: viewport (360 px less two 16 px margins), measured in Chromium on the built site.
 PHONE_COLUMN_PX = 328
 
-#: The smallest text a figure may show at that width, in CSS px (the issue tracker's bound for
+#: The smallest text a figure may show at that width, in CSS px (the site's bound for
 #: phone readability; about 7 pt, the size of a footnote in print).
 MIN_TEXT_PX = 9.0
 
