@@ -11,10 +11,16 @@ kernel and importing torch in it cost more than most articles' cells. Before eac
 kernel is made as fresh as a new one for what a notebook can see: an empty namespace, the
 notebook's folder as working directory, no module left imported from an earlier notebook's folder,
 and the global settings a cell can change put back as they were when the kernel started.
+
+A notebook that ran to the end is remembered by the content of everything it could read
+(:func:`run_key`): the next run of the suite skips it, saying so, until one of them changes. Only
+the article a contributor edits runs again; a clean checkout (CI) runs them all. ``rm -rf
+.cache/article-runs`` forgets every run.
 """
 
 from __future__ import annotations
 
+import hashlib
 import io
 import zipfile
 from pathlib import Path
@@ -27,11 +33,32 @@ from jupyter_client.manager import AsyncKernelManager
 from jupyter_core.utils import run_sync
 
 from scripts.article_notebooks import article_notebook
-from scripts.hooks.article_notebooks import articles, downloads, zip_bytes
+from scripts.execute import _kernel_command, environment_fingerprint
+from scripts.hooks.article_notebooks import articles, downloads, sources_digest, zip_bytes
 from scripts.markdown_model import ROOT
 
 SITE_URL = "https://example.org/site/"
 ARTICLES = articles(yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=yaml.BaseLoader)["nav"])
+#: One file per article (``lookup-tables.md``) holding the :func:`run_key` of its notebook's last
+#: run that passed.
+RUNS_DIR = ROOT / ".cache" / "article-runs"
+
+
+def run_key(page: str, files: dict[str, bytes], root: Path = ROOT) -> str:
+    """sha256 (hex) of what a run of ``page``'s notebook depends on: ``files`` (the download,
+    name to bytes: the notebook, or the zip of it and every file it reads), the files its
+    conversion reads (:func:`sources_digest`: the page, what it includes, all of ``snippets/``,
+    importable from the kernel since the project is installed), the kernel's command line, every
+    installed package's version (:func:`environment_fingerprint`) and this test module, whose
+    kernel code (:data:`FRESH_KERNEL_CELL`) runs first."""
+    h = hashlib.sha256()
+    for name in sorted(files):
+        h.update(name.encode() + b"\0" + files[name] + b"\0")
+    h.update(sources_digest(root, page).encode() + b"\0")
+    h.update(_kernel_command("python3").encode() + b"\0")
+    h.update(environment_fingerprint().encode() + b"\0")
+    h.update(Path(__file__).read_bytes())
+    return h.hexdigest()
 
 
 #: The first cell of every notebook run in a :class:`ReusedKernel` (``FOLDER`` replaced by the
@@ -161,8 +188,13 @@ def test_article_notebook_runs(page, tmp_path, kernel):
     )
     kinds = [cell.cell_type for cell in article.notebook.cells]
     assert kinds.count("code") >= 3 and "markdown" in kinds
+    files = downloads(article)
+    key, passed = run_key(page, files), RUNS_DIR / page
+    if passed.is_file() and passed.read_text() == key:
+        pytest.skip(f"{page}: its notebook ran to the end before, with the same files and "
+                    f"packages (.cache/article-runs/{page})")
     # As a reader unpacks it: the zip's folder, or the notebook alone.
-    for name, content in downloads(article).items():
+    for name, content in files.items():
         if name.endswith(".zip"):
             zipfile.ZipFile(io.BytesIO(content)).extractall(tmp_path)
             folder = tmp_path / article.name.removesuffix(".ipynb")
@@ -170,6 +202,21 @@ def test_article_notebook_runs(page, tmp_path, kernel):
             (tmp_path / name).write_bytes(content)
             folder = tmp_path
     kernel.run(nbformat.read(folder / article.name, as_version=4), folder)
+    RUNS_DIR.mkdir(parents=True, exist_ok=True)
+    passed.write_text(key)
+
+
+def test_a_run_is_remembered_under_everything_it_reads(tmp_path):
+    """The key of a run changes with the download's bytes, with a file under ``snippets/`` that
+    the download leaves out; it is the same for the same inputs."""
+    root = _project(tmp_path)
+    files = downloads(article_notebook("page.md", SITE_URL, root))
+    key = run_key("page.md", files, root)
+    assert run_key("page.md", dict(files), root) == key
+    changed = {name: content + b"\n" for name, content in files.items()}
+    assert run_key("page.md", changed, root) != key
+    (root / "snippets" / "demo" / "unused.py").write_text("X = 1\n")
+    assert run_key("page.md", files, root) != key
 
 
 def _project(tmp_path: Path) -> Path:
