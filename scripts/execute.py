@@ -97,7 +97,7 @@ def _kernel_name(notebook: Path) -> str:
     return meta.get("kernelspec", {}).get("name", "python3")
 
 
-def _kernel_command(name: str) -> str:
+def kernel_command(name: str) -> str:
     """The command line of kernel ``name`` (from its kernel spec), or '' if there is none."""
     from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
 
@@ -112,7 +112,7 @@ def notebook_key(notebook: Path) -> str:
     its kernel's command line, :data:`SETTINGS` and :func:`environment_fingerprint`."""
     h = hashlib.sha256(json.dumps(SETTINGS, sort_keys=True).encode() + b"\0")
     h.update(environment_fingerprint().encode() + b"\0")
-    h.update(_kernel_command(_kernel_name(notebook)).encode() + b"\0")
+    h.update(kernel_command(_kernel_name(notebook)).encode() + b"\0")
     h.update(notebook.read_bytes() + b"\0")
     data = notebook.parent / "data"
     for path in sorted(data.rglob("*")) if data.is_dir() else []:
@@ -180,7 +180,7 @@ CONVERTER = ["scripts/article_notebooks.py", "scripts/hooks/article_notebooks.py
 PRUNE_AFTER_S = 3600
 
 
-def _converter_digest(root: Path) -> str:
+def converter_digest(root: Path) -> str:
     """sha256 (hex) of :data:`ARTICLES_FORMAT`, the environment and the :data:`CONVERTER`
     files of ``root``."""
     h = hashlib.sha256(f"{ARTICLES_FORMAT}\n{environment_fingerprint()}\n".encode())
@@ -201,7 +201,7 @@ def article_downloads(root: Path, pages: list[str], site_url: str) -> dict[str, 
     """
     from scripts.hooks.article_notebooks import converted_now, sources_digest
 
-    found, converter = {}, _converter_digest(root) if pages else ""
+    found, converter = {}, converter_digest(root) if pages else ""
     for page in pages:
         digest = hashlib.sha256(
             f"{sources_digest(root, page)}\n{site_url}\n{converter}".encode()).hexdigest()

@@ -33,7 +33,7 @@ from jupyter_client.manager import AsyncKernelManager
 from jupyter_core.utils import run_sync
 
 from scripts.article_notebooks import article_notebook
-from scripts.execute import _kernel_command, environment_fingerprint
+from scripts.execute import CONVERTER, converter_digest, kernel_command
 from scripts.hooks.article_notebooks import articles, downloads, sources_digest, zip_bytes
 from scripts.markdown_model import ROOT
 
@@ -44,19 +44,17 @@ ARTICLES = articles(yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=yaml.Bas
 RUNS_DIR = ROOT / ".cache" / "article-runs"
 
 
-def run_key(page: str, files: dict[str, bytes], root: Path = ROOT) -> str:
-    """sha256 (hex) of what a run of ``page``'s notebook depends on: ``files`` (the download,
-    name to bytes: the notebook, or the zip of it and every file it reads), the files its
-    conversion reads (:func:`sources_digest`: the page, what it includes, all of ``snippets/``,
-    importable from the kernel since the project is installed), the kernel's command line, every
-    installed package's version (:func:`environment_fingerprint`) and this test module, whose
-    kernel code (:data:`FRESH_KERNEL_CELL`) runs first."""
+def run_key(page: str, root: Path = ROOT) -> str:
+    """sha256 (hex) of everything a run of ``page``'s notebook depends on, read without
+    converting it: the files the conversion reads (:func:`sources_digest`: the page, what it
+    includes and all of ``snippets/``, which the kernel can also import, the project being
+    installed), the converter's code and every installed package's version
+    (:func:`scripts.execute.converter_digest`), the kernel's command line and this test
+    module, which holds the conversion's site URL and the kernel code that runs first
+    (:data:`FRESH_KERNEL_CELL`)."""
     h = hashlib.sha256()
-    for name in sorted(files):
-        h.update(name.encode() + b"\0" + files[name] + b"\0")
-    h.update(sources_digest(root, page).encode() + b"\0")
-    h.update(_kernel_command("python3").encode() + b"\0")
-    h.update(environment_fingerprint().encode() + b"\0")
+    for part in [sources_digest(root, page), converter_digest(root), kernel_command("python3")]:
+        h.update(part.encode() + b"\0")
     h.update(Path(__file__).read_bytes())
     return h.hexdigest()
 
@@ -182,19 +180,18 @@ def test_every_article_is_listed():
 
 @pytest.mark.parametrize("page", ARTICLES)
 def test_article_notebook_runs(page, tmp_path, kernel):
+    key, passed = run_key(page), RUNS_DIR / page
+    if passed.is_file() and passed.read_text() == key:
+        pytest.skip(f"{page}: its notebook ran to the end before, with the same files and "
+                    f"packages (.cache/article-runs/{page})")
     article = article_notebook(page, SITE_URL)
     assert article.ipynb_bytes() == article_notebook(page, SITE_URL).ipynb_bytes(), (
         f"{page}: two conversions differ; the site's download would change between builds"
     )
     kinds = [cell.cell_type for cell in article.notebook.cells]
     assert kinds.count("code") >= 3 and "markdown" in kinds
-    files = downloads(article)
-    key, passed = run_key(page, files), RUNS_DIR / page
-    if passed.is_file() and passed.read_text() == key:
-        pytest.skip(f"{page}: its notebook ran to the end before, with the same files and "
-                    f"packages (.cache/article-runs/{page})")
     # As a reader unpacks it: the zip's folder, or the notebook alone.
-    for name, content in files.items():
+    for name, content in downloads(article).items():
         if name.endswith(".zip"):
             zipfile.ZipFile(io.BytesIO(content)).extractall(tmp_path)
             folder = tmp_path / article.name.removesuffix(".ipynb")
@@ -207,16 +204,24 @@ def test_article_notebook_runs(page, tmp_path, kernel):
 
 
 def test_a_run_is_remembered_under_everything_it_reads(tmp_path):
-    """The key of a run changes with the download's bytes, with a file under ``snippets/`` that
-    the download leaves out; it is the same for the same inputs."""
+    """The key of a run changes with the page, with a file it includes, with a file under
+    ``snippets/`` that it does not include, and with the converter's code; it is the same for
+    the same files."""
     root = _project(tmp_path)
-    files = downloads(article_notebook("page.md", SITE_URL, root))
-    key = run_key("page.md", files, root)
-    assert run_key("page.md", dict(files), root) == key
-    changed = {name: content + b"\n" for name, content in files.items()}
-    assert run_key("page.md", changed, root) != key
-    (root / "snippets" / "demo" / "unused.py").write_text("X = 1\n")
-    assert run_key("page.md", files, root) != key
+    for rel in CONVERTER:
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_bytes((ROOT / rel).read_bytes())
+    keys = [run_key("page.md", root)]
+    assert run_key("page.md", root) == keys[0]
+    page = root / "docs" / "page.md"
+    for path, text in [(page, page.read_text() + "More.\n"),
+                       (root / "snippets" / "demo" / "count.py",
+                        (root / "snippets" / "demo" / "count.py").read_text() + "# more\n"),
+                       (root / "snippets" / "demo" / "unused.py", "X = 1\n"),
+                       (root / CONVERTER[0], (root / CONVERTER[0]).read_text() + "# more\n")]:
+        path.write_text(text)
+        keys.append(run_key("page.md", root))
+    assert len(set(keys)) == len(keys), "an edit left the key unchanged"
 
 
 def _project(tmp_path: Path) -> Path:

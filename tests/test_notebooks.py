@@ -223,12 +223,12 @@ def test_an_article_download_is_made_again_when_its_converter_changes(tmp_path):
     """The key of an article's download covers the code that converts it, not only the page."""
     import shutil
 
-    from scripts.execute import CONVERTER, _converter_digest
+    from scripts.execute import CONVERTER, converter_digest
 
     for rel in CONVERTER:
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(ROOT / rel, tmp_path / rel)
-    before = _converter_digest(tmp_path)
+    before = converter_digest(tmp_path)
     with open(tmp_path / CONVERTER[0], "a") as edited:
         edited.write("\n# a change to the converter\n")
-    assert _converter_digest(tmp_path) != before
+    assert converter_digest(tmp_path) != before
