@@ -9,8 +9,9 @@ For each page listed in ``mkdocs.yml``'s ``nav`` (pages added later are covered 
 * every ``<img>`` has loaded (``naturalWidth > 0``) and every image in a ``<figure>`` has alt text;
 * the palette toggle switches the page to the dark scheme, where the ``#only-dark`` figures show
   and the ``#only-light`` ones hide (and the reverse before the switch);
-* the search box finds the page by the words of its title, whose last letter is typed with a
-  real key press (Material searches when a key is released, and ignores ``fill()`` alone);
+* ``/`` puts the keyboard in the search box; and searching (one test for the whole site, in one
+  tab) finds every page by the words of its title, whose last letter is typed with a real key
+  press (Material searches when a key is released, and ignores ``fill()`` alone);
 * a code block scrolled into view gets its copy button (blocks are set up lazily), and every
   code block's placeholder height (used while it is off screen) equals its real height;
 * axe-core finds no accessibility violation, in either palette;
@@ -31,6 +32,12 @@ For each page listed in ``mkdocs.yml``'s ``nav`` (pages added later are covered 
 Each page is opened once and checked for all of the above; the pages are spread over the workers
 of ``pytest -n``, each worker with its own Chromium, its own local server and one tab
 (:class:`Reader`) that opens page after page, each finding the browser's storage empty.
+
+A page whose check passed before is skipped, saying so, while the page and every file the
+browser fetched for it have the same bytes, and so do the checks, Chromium and the installed
+packages (``tests/browser_runs.py``; the search index is left out of that, which is why
+searching is a test of its own). After an edit, only the pages it changed open again; a fresh
+clone, as in CI, opens them all.
 
 Without Chromium at ``/usr/bin/chromium`` or the ``playwright`` package these tests are skipped,
 with a reason saying how to install both; with ``REQUIRE_BROWSER=1`` in the environment (as
@@ -63,6 +70,7 @@ from scripts.site import (
     serve,
 )
 from snippets.figure_style import MIN_TEXT_PX, smallest_text_px
+from tests import browser_runs
 
 try:
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
@@ -179,6 +187,9 @@ class Visit:
 
     page: object  # playwright.sync_api.Page
     problems: list[str] = field(default_factory=list)
+    #: Every URL the page requested, and every file a check fetched for it (figures, downloads):
+    #: what its outcome depends on besides the checks (see ``tests/browser_runs.py``).
+    fetched: set[str] = field(default_factory=set)
 
 
 class Reader:
@@ -222,6 +233,7 @@ class Reader:
         visit = Visit(self.tab)
         self.problems = found = visit.problems
         self._listeners = [
+            ("request", lambda r: visit.fetched.add(r.url)),
             ("console", lambda m: m.type == "error" and found.append(f"console error: {m.text}")),
             ("pageerror", lambda exc: found.append(f"uncaught exception: {exc}")),
             ("requestfailed", lambda r: found.append(f"failed request: {r.url} ({r.failure})")),
@@ -285,6 +297,7 @@ def check_phone_and_print(visit: Visit) -> None:
         visit.problems += [f"wider than a phone's column: {w}"
                            for w in tab.evaluate(OVERFLOWING_MATH_JS)]
         for figure in tab.evaluate(FIGURE_WIDTHS_JS):
+            visit.fetched.add(figure["url"])
             px = smallest_text_px(svg_bytes(figure["url"]), figure["width"])
             if px < MIN_TEXT_PX:
                 visit.problems.append(f"figure text {px:.1f} px at 360 px: {figure['src']}")
@@ -403,15 +416,23 @@ def check_images(visit: Visit) -> list[dict]:
     return images
 
 
-def search_terms(tab) -> str:
-    """The page's title (its first ``<h1>``, else the ``<title>`` before " - "), as plain words.
+#: The title of each page at the given URLs, as the served page has it: the text of its
+#: article's first ``<h1>``, else its ``<title>`` before the last " - " (fetched and parsed in
+#: the tab: one request per page, no page opened).
+PAGE_TITLES_JS = """urls => Promise.all(urls.map(async url => {
+  const doc = new DOMParser().parseFromString(await (await fetch(url)).text(), 'text/html');
+  const h1 = doc.querySelector('article h1');
+  return h1 ? h1.textContent : doc.title.split(' - ').slice(0, -1).join(' - ');
+}))"""
+
+
+def search_terms(title: str) -> str:
+    """A page's ``title`` as plain words to search for.
 
     Punctuation is dropped: the search's query language gives ``:`` and ``-`` meanings of their
     own (``Hands-on: …`` would search a field named "Hands-on"), and the heading's permalink
     adds a "¶".
     """
-    h1 = tab.locator("article h1")
-    title = h1.first.inner_text() if h1.count() else tab.title().rsplit(" - ", 1)[0]
     return " ".join(re.findall(r"[^\W_]+", title))
 
 
@@ -439,11 +460,13 @@ def check_tooltip(tab, page: str) -> None:
     tab.evaluate("window.scrollTo(0, 0)")
 
 
-def check_downloads(tab, page: str) -> None:
+def check_downloads(visit: Visit, page: str) -> None:
     """Each link of the page's download box fetches its file from the local server: a notebook
     (``.ipynb``, nbformat 4 with code cells), a zip holding one, or a non-empty data file."""
+    tab = visit.page
     for link in tab.locator(".nb-download a[download]").all():
         name = link.get_attribute("href")
+        visit.fetched.add(link.evaluate("a => a.href"))
         with tab.expect_download() as info:
             link.click()
         path = info.value.path()
@@ -463,7 +486,12 @@ def check_downloads(tab, page: str) -> None:
 
 
 @pytest.mark.parametrize("page", PAGES)
-def test_page_in_a_real_browser(page, reader, base_url, screenshots):
+def test_page_in_a_real_browser(page, site, request, screenshots):
+    if screenshots is None and browser_runs.passed_before(page, site):
+        pytest.skip(f"{page}: passed before, and it and every file the browser fetched for it "
+                    f"are unchanged (.cache/browser-runs/; tests/browser_runs.py)")
+    # Asked for here, after the skip: when every page is unchanged, no Chromium starts for them.
+    reader, base_url = request.getfixturevalue("reader"), request.getfixturevalue("base_url")
     visit = reader.open(base_url + page_url_path(page))
     tab = visit.page
     check_images(visit)
@@ -483,7 +511,7 @@ def test_page_in_a_real_browser(page, reader, base_url, screenshots):
         tab.evaluate("window.scrollTo(0, 0)")
 
     check_tooltip(tab, page)
-    check_downloads(tab, page)
+    check_downloads(visit, page)
     check_phone_and_print(visit)
 
     # Off-screen code blocks skip rendering (content-visibility: auto in extra.css) until a
@@ -510,27 +538,53 @@ def test_page_in_a_real_browser(page, reader, base_url, screenshots):
         tab.screenshot(path=screenshots / f"{page_slug(page)}-dark.png", full_page=True)
     check_accessibility(visit, "dark")
 
-    # Search as a reader does: "/" focuses the box, then the title goes in as text and its
-    # last letter as a real key press. Material searches on each key's release, so typing
-    # every letter would run one search per letter, to check only the last.
-    title = search_terms(tab)
+    # "/" puts the keyboard in the search box (what a search finds: test_search_finds_...).
     tab.keyboard.press("/")
     assert tab.evaluate("document.activeElement.dataset.mdComponent") == "search-query"
-    tab.keyboard.insert_text(title[:-1])
-    tab.keyboard.press(title[-1])
-    tab.wait_for_selector(".md-search-result__item")
-    expected = urlparse(base_url + page_url_path(page)).path
-    try:
-        tab.wait_for_function(
-            "path => [...document.querySelectorAll('.md-search-result__link')]"
-            ".some(a => new URL(a.href).pathname === path)",
-            arg=expected,
-        )
-    except PlaywrightTimeout:
-        hrefs = tab.eval_on_selector_all(".md-search-result__link", "as => as.map(a => a.href)")
-        pytest.fail(f"{page}: searching for {title!r} did not list {expected}, only {hrefs}")
     if visit.problems:
         pytest.fail(f"{page}:\n" + "\n".join(visit.problems))
+    browser_runs.remember(page, site, {path for url in visit.fetched
+                                       if (path := browser_runs.site_path(url, base_url))})
+
+
+def search_for(tab, text: str) -> None:
+    """Search the site from the box of the page open in ``tab`` as a reader types: the box
+    emptied (its results cleared), ``text`` entered and its last letter pressed (Material
+    searches when a key is released, so typing every letter would run one search per letter,
+    to check only the last). Returns once some result is listed; raises Playwright's
+    ``TimeoutError`` when none is."""
+    box = tab.locator('[data-md-component="search-query"]')
+    if not tab.evaluate("document.activeElement.dataset.mdComponent === 'search-query'"):
+        tab.keyboard.press("/")
+    box.press("Control+a")
+    box.press("Backspace")
+    tab.wait_for_function("() => !document.querySelector('.md-search-result__item')")
+    tab.keyboard.insert_text(text[:-1])
+    tab.keyboard.press(text[-1])
+    tab.wait_for_selector(".md-search-result__item")
+
+
+def test_search_finds_every_page_by_its_title(reader, base_url):
+    """In one tab, as one reader searching again and again: the words of each page's title list
+    that page (its title as its own page shows it, see :func:`search_terms`). Never skipped, as
+    the search index changes with every page's text (``tests/browser_runs.py``)."""
+    visit = reader.open(base_url)
+    titles = visit.page.evaluate(PAGE_TITLES_JS, [base_url + page_url_path(p) for p in PAGES])
+    missed = []
+    for page, title in zip(PAGES, map(search_terms, titles), strict=True):
+        expected = urlparse(base_url + page_url_path(page)).path
+        try:
+            tab = visit.page
+            search_for(tab, title)
+            tab.wait_for_function(
+                "path => [...document.querySelectorAll('.md-search-result__link')]"
+                ".some(a => new URL(a.href).pathname === path)", arg=expected, timeout=5_000)
+        except PlaywrightTimeout:
+            listed = tab.eval_on_selector_all(".md-search-result__link",
+                                              "as => as.map(a => new URL(a.href).pathname)")
+            missed.append(f"{page}: searching for {title!r} listed {listed}, not {expected}")
+    assert not visit.problems, "\n".join(visit.problems)
+    assert not missed, "\n".join(missed)
 
 
 def test_the_browser_checks_catch_what_they_claim_to(browser, tmp_path):
