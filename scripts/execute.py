@@ -72,12 +72,15 @@ def environment_fingerprint() -> str:
     Part of every cache key (executed notebooks here, figures in ``scripts/hooks/figures.py``): a
     new pin of torch, matplotlib or anything else can change what a cell or a figure shows. Read
     once per process (a ``mkdocs serve`` started before a ``pip install`` keeps the old value).
+    Each line once: the same, whatever the working folder. (Started in the project's folder,
+    Python also finds the editable install's ``embedding_executed.egg-info`` there, a second
+    copy of the project's own ``name==version``; listed twice, it gave other keys there.)
     """
-    dists = sorted(
+    dists = sorted({
         f"{d.metadata['Name']}=={d.version}".lower()
         for d in importlib.metadata.distributions()
         if d.metadata["Name"]
-    )
+    })
     return "\n".join([sys.version, *dists])
 
 

@@ -4,6 +4,7 @@ build draws each figure module in a worker process and keeps it in a cache keyed
 from __future__ import annotations
 
 import importlib
+import os
 import re
 import shutil
 import sys
@@ -73,6 +74,20 @@ def test_serve_cache_key_follows_the_sources_a_figure_can_depend_on(tmp_path):
     assert all(data_changed[s] != edited[s] for s in scripts)  # data/helpers invalidate all
     assert "torch==" in environment_fingerprint()  # a new pin invalidates all too
     assert sys.version in environment_fingerprint()
+
+
+def test_the_environment_is_the_same_from_any_working_folder(tmp_path):
+    """Cache keys do not depend on where a command starts: from the project's folder Python
+    also finds the editable install's ``*.egg-info`` there, a second copy of one line."""
+    import subprocess
+
+    code = "from scripts.execute import environment_fingerprint as f; print(f(), end='')"
+    seen = {subprocess.run([sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True,
+                           check=True, env={**os.environ, "PYTHONPATH": str(ROOT)}).stdout
+            for cwd in [ROOT, tmp_path]}
+    assert len(seen) == 1, "the fingerprint differs between the project's folder and another"
+    lines = seen.pop().splitlines()[1:]
+    assert len(lines) == len(set(lines)) and any(ln.startswith("torch==") for ln in lines)
 
 
 def test_figure_names_are_read_without_importing(tmp_path):
