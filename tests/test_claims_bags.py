@@ -460,7 +460,8 @@ def test_every_spelling_of_the_lookup_is_exact(case):
         signed = {"embedding_bag": F.embedding_bag(idx[:, None], W, mode="sum"),
                   "one_hot @ W": onehot @ W, "Linear": lin(onehot),
                   "sparse.mm": torch.sparse.mm(torch.sparse_coo_tensor(
-                      torch.stack([torch.arange(N), idx]), torch.ones(N, dtype=dtype), (N, V)), W)}
+                      torch.stack([torch.arange(N), idx]), torch.ones(N, dtype=dtype), (N, V),
+                      check_invariants=True), W)}
     if dtype != torch.bfloat16:
         csr = scipy.sparse.csr_matrix((np.ones(N, dtype=W.numpy().dtype), idx.numpy(),
                                        np.arange(N + 1)), shape=(N, V))
