@@ -20,7 +20,7 @@ from scripts.hooks.notebooks import broken_links
 from scripts.markdown_model import ROOT
 from scripts.site import html_of, nav_pages
 from tests.built_pages import parsed
-from tests.conftest import build_problems
+from tests.conftest import IDENTICAL_BUILDS, build_problems, tree_digest
 
 #: ``<link rel=…>`` values that make the browser fetch nothing.
 NON_FETCHING_RELS = {"canonical", "alternate", "author", "license", "me", "prev", "next", "search"}
@@ -154,7 +154,7 @@ def test_byte_identity_failure_shows_the_differing_lines():
     assert "first difference at 2" in first_differences(b"\x89PN\xff", b"\x89PX\xff", "f.png")
 
 
-def test_two_builds_of_the_same_sources_are_byte_identical(site, second_site_build):
+def test_two_builds_of_the_same_sources_are_byte_identical(site, site_build, second_site_build):
     """A second strict build gives the same files, byte for byte: nothing depends on the clock,
     the order of a set or the process (the sitemap's dates come from the last commit, see
     scripts/hooks/reproducible.py).
@@ -164,6 +164,9 @@ def test_two_builds_of_the_same_sources_are_byte_identical(site, second_site_bui
     that prints the time fails here, and so does a failing cell: this is the run's test of every
     notebook, whatever ``.cache/`` holds. It reuses the figures drawn by the first;
     tests/test_figures.py compares each with a fresh render made in another process.
+
+    An output matched once is remembered (``IDENTICAL_BUILDS`` in tests/conftest.py): a later
+    run whose first build gives the same bytes again skips this test, saying so.
     """
     again = second_site_build
     assert again["returncode"] == 0, again["log"][-3000:]
@@ -187,6 +190,25 @@ def test_two_builds_of_the_same_sources_are_byte_identical(site, second_site_bui
     differ = [name for name in first if first[name] != second[name]]
     assert not differ, f"{len(differ)} files differ:\n" + "\n\n".join(
         first_differences(first[n], second[n], n) for n in differ[:10])
+    IDENTICAL_BUILDS.mkdir(parents=True, exist_ok=True)
+    (IDENTICAL_BUILDS / site_build["digest"]).touch()
+
+
+def test_a_build_is_known_by_every_byte_and_name_of_its_output(tmp_path):
+    """What the identity test remembers (``tree_digest``) changes with any file's bytes, name
+    or presence, so a later run skips the second build only for this very output."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "index.html").write_bytes(b"<p>1</p>")
+    (tmp_path / "b.svg").write_bytes(b"<svg/>")
+    seen = {tree_digest(tmp_path)}
+    assert tree_digest(tmp_path) in seen
+    (tmp_path / "b.svg").write_bytes(b"<svg />")
+    seen.add(tree_digest(tmp_path))
+    (tmp_path / "b.svg").rename(tmp_path / "c.svg")
+    seen.add(tree_digest(tmp_path))
+    (tmp_path / "a" / "empty").write_bytes(b"")
+    seen.add(tree_digest(tmp_path))
+    assert len(seen) == 4
 
 
 def test_notebook_pages_are_executed_light_and_downloadable(site):
