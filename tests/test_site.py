@@ -8,6 +8,7 @@ The build runs once per test run, shared by every worker (the ``site`` fixture i
 from __future__ import annotations
 
 import difflib
+import os
 import re
 from pathlib import Path
 from urllib.parse import urlparse
@@ -20,7 +21,7 @@ from scripts.hooks.notebooks import broken_links
 from scripts.markdown_model import ROOT
 from scripts.site import html_of, nav_pages
 from tests.built_pages import parsed
-from tests.conftest import IDENTICAL_BUILDS, build_problems, tree_digest
+from tests.conftest import build_problems, remember_identical_build, tree_digest
 
 #: ``<link rel=…>`` values that make the browser fetch nothing.
 NON_FETCHING_RELS = {"canonical", "alternate", "author", "license", "me", "prev", "next", "search"}
@@ -190,8 +191,7 @@ def test_two_builds_of_the_same_sources_are_byte_identical(site, site_build, sec
     differ = [name for name in first if first[name] != second[name]]
     assert not differ, f"{len(differ)} files differ:\n" + "\n\n".join(
         first_differences(first[n], second[n], n) for n in differ[:10])
-    IDENTICAL_BUILDS.mkdir(parents=True, exist_ok=True)
-    (IDENTICAL_BUILDS / site_build["digest"]).touch()
+    remember_identical_build(site_build["digest"])
 
 
 def test_a_build_is_known_by_every_byte_and_name_of_its_output(tmp_path):
@@ -209,6 +209,14 @@ def test_a_build_is_known_by_every_byte_and_name_of_its_output(tmp_path):
     (tmp_path / "a" / "empty").write_bytes(b"")
     seen.add(tree_digest(tmp_path))
     assert len(seen) == 4
+
+
+def test_the_most_recent_identical_builds_are_kept(tmp_path):
+    for n in range(5):
+        remember_identical_build(f"{n:064x}", tmp_path, kept=3)
+        os.utime(tmp_path / f"{n:064x}", ns=(n * 10**9, n * 10**9))
+    remember_identical_build(f"{1:064x}", tmp_path, kept=3)  # matched again: newest now
+    assert sorted(p.name for p in tmp_path.iterdir()) == [f"{n:064x}" for n in (1, 3, 4)]
 
 
 def test_notebook_pages_are_executed_light_and_downloadable(site):
