@@ -113,13 +113,14 @@ def _notebook_cache() -> list[str]:
 
 
 def _second_build(shared: Path) -> None:
-    """Build the site again into ``<shared>/site-again`` with every notebook executed
-    (``NOTEBOOK_CACHE=off``), and write the record ``<shared>/site-again.json``: ``{"folder",
+    """Build the site again into ``<shared>/site-again``, from the same executed notebooks (each
+    is executed again by tests/test_notebooks.py), and write the record
+    ``<shared>/site-again.json``: ``{"folder",
     "returncode", "log", "cache_before", "cache_after"}`` (``returncode`` ``None`` when the build
     raised; ``log`` then says why). The record is written whatever happens, atomically."""
     before = _notebook_cache()
     try:
-        proc = build_site(ROOT, shared / "site-again", env={"NOTEBOOK_CACHE": "off"})
+        proc = build_site(ROOT, shared / "site-again")
         returncode, log = proc.returncode, proc.stdout
     except BaseException as error:  # noqa: BLE001 - the waiting test reports it
         returncode, log = None, f"the second build raised {error!r}"
@@ -175,8 +176,8 @@ def second_site_build(site, site_build, tmp_path_factory) -> dict:
     after :data:`SECOND_BUILD_WAIT` seconds without it. Skipped, saying so, when a second build
     matched this run's output before (:data:`IDENTICAL_BUILDS`)."""
     if site_build["matched_before"]:
-        pytest.skip("a second build (notebooks executed again) matched this very output, byte "
-                    f"for byte, before: .cache/identical-builds/{site_build['digest'][:12]}…")
+        pytest.skip("a second build matched this very output, byte for byte, before: "
+                    f".cache/identical-builds/{site_build['digest'][:12]}…")
     record = run_folder(tmp_path_factory) / "site-again.json"
     deadline = time.monotonic() + SECOND_BUILD_WAIT
     while not record.exists():

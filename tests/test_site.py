@@ -161,10 +161,10 @@ def test_two_builds_of_the_same_sources_are_byte_identical(site, site_build, sec
     scripts/hooks/reproducible.py).
 
     The second build (``second_site_build`` in tests/conftest.py, started in the background as
-    soon as the first is done) executes every notebook again (``NOTEBOOK_CACHE=off``), so a cell
-    that prints the time fails here, and so does a failing cell: this is the run's test of every
-    notebook, whatever ``.cache/`` holds. It reuses the figures drawn by the first;
-    tests/test_figures.py compares each with a fresh render made in another process.
+    soon as the first is done) renders the same executed notebooks and figures: it must find
+    every one under the key the first build gave it, so no key depends on the process. Each
+    notebook is executed again, and compared with its copy, by tests/test_notebooks.py; each
+    figure is drawn again by tests/test_figures.py.
 
     An output matched once is remembered (``IDENTICAL_BUILDS`` in tests/conftest.py): a later
     run whose first build gives the same bytes again skips this test, saying so.
@@ -172,14 +172,12 @@ def test_two_builds_of_the_same_sources_are_byte_identical(site, site_build, sec
     again = second_site_build
     assert again["returncode"] == 0, again["log"][-3000:]
     assert again["cache_after"] == again["cache_before"], (
-        "a build with NOTEBOOK_CACHE=off changed .cache/executed/: the next build executes again"
+        "the second build changed .cache/executed/: a notebook's key differs between builds"
     )
-    # This build is where a plain `python -m pytest` executes the notebooks (nbmake is not in
-    # its addopts): each one, whatever the cache holds.
     for page in nav_pages():
         if page.endswith(".ipynb"):
-            assert f"notebook {page}: executed" in again["log"], (
-                f"{page} was not executed by the second build"
+            assert f"notebook {page}: not executed, nothing changed" in again["log"], (
+                f"the second build executed {page} again: its key differs between builds"
             )
 
     def tree(root: Path) -> dict[str, bytes]:
