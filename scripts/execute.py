@@ -45,6 +45,7 @@ import json
 import os
 import shutil
 import sys
+import sysconfig
 import tempfile
 import time
 import uuid
@@ -67,18 +68,22 @@ class NotebookFailed(RuntimeError):
 
 @functools.cache
 def environment_fingerprint() -> str:
-    """The Python version and every installed distribution's ``name==version``, one per line.
+    """The Python version and every distribution installed in this environment's
+    ``site-packages`` (``sysconfig``'s purelib and platlib), as ``name==version``, one per line,
+    each once.
 
     Part of every cache key (executed notebooks here, figures in ``scripts/hooks/figures.py``): a
     new pin of torch, matplotlib or anything else can change what a cell or a figure shows. Read
     once per process (a ``mkdocs serve`` started before a ``pip install`` keeps the old value).
-    Each line once: the same, whatever the working folder. (Started in the project's folder,
-    Python also finds the editable install's ``embedding_executed.egg-info`` there, a second
-    copy of the project's own ``name==version``; listed twice, it gave other keys there.)
+    Only ``site-packages`` is read, not ``sys.path``: the same in every process of the
+    environment. (``sys.path`` gave other keys in some: started in the project's folder, it holds
+    the editable install's ``embedding_executed.egg-info``; once setuptools is imported, it holds
+    the distributions setuptools vendors.)
     """
+    paths = sorted({sysconfig.get_paths()[kind] for kind in ("purelib", "platlib")})
     dists = sorted({
         f"{d.metadata['Name']}=={d.version}".lower()
-        for d in importlib.metadata.distributions()
+        for d in importlib.metadata.distributions(path=paths)
         if d.metadata["Name"]
     })
     return "\n".join([sys.version, *dists])

@@ -76,16 +76,18 @@ def test_serve_cache_key_follows_the_sources_a_figure_can_depend_on(tmp_path):
     assert sys.version in environment_fingerprint()
 
 
-def test_the_environment_is_the_same_from_any_working_folder(tmp_path):
-    """Cache keys do not depend on where a command starts: from the project's folder Python
-    also finds the editable install's ``*.egg-info`` there, a second copy of one line."""
+def test_the_environment_is_the_same_in_every_process(tmp_path):
+    """Cache keys do not depend on where a command starts or what it imported first: from the
+    project's folder Python also finds the editable install's ``*.egg-info``, and once
+    setuptools is imported it finds the distributions setuptools vendors."""
     import subprocess
 
     code = "from scripts.execute import environment_fingerprint as f; print(f(), end='')"
-    seen = {subprocess.run([sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True,
-                           check=True, env={**os.environ, "PYTHONPATH": str(ROOT)}).stdout
-            for cwd in [ROOT, tmp_path]}
-    assert len(seen) == 1, "the fingerprint differs between the project's folder and another"
+    seen = {subprocess.run([sys.executable, "-c", first + code], cwd=cwd, capture_output=True,
+                           text=True, check=True, env={**os.environ, "PYTHONPATH": str(ROOT)}
+                           ).stdout
+            for cwd in [ROOT, tmp_path] for first in ["", "import setuptools; "]}
+    assert len(seen) == 1, "the fingerprint differs between processes of one environment"
     lines = seen.pop().splitlines()[1:]
     assert len(lines) == len(set(lines)) and any(ln.startswith("torch==") for ln in lines)
 
