@@ -1,7 +1,7 @@
 """The browser checks that passed, remembered by the content of everything they read.
 
 Opening a page in Chromium and running axe-core on it in both palettes is most of the test
-suite's time (five to thirteen seconds a page on two cores), and a contributor's edit usually
+suite's time (three to thirteen seconds a page on two cores), and a contributor's edit usually
 changes one page. A page's browser check reads only files: the page's HTML and what the browser
 fetched while the check ran (stylesheets, scripts, figures, downloads), plus the test code, the
 browser and the installed packages. So a check that passed is remembered in

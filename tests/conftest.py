@@ -80,17 +80,17 @@ SECOND_BUILD_WAIT = 660
 #: :func:`tree_digest` of its output. A run whose first build gives such an output makes no
 #: second build (it would compare the same bytes again); a fresh clone, as in CI, always does.
 IDENTICAL_BUILDS = ROOT / ".cache" / "identical-builds"
-#: How many of them are kept (the most recently matched): enough to go back and forth between
-#: branches without building twice again.
-IDENTICAL_BUILDS_KEPT = 20
+#: How many passed keys :func:`remember_passed` keeps in a folder (the most recent): enough to
+#: go back and forth between branches without running a check again.
+PASSED_KEPT = 20
 
 
-def remember_identical_build(digest: str, folder: Path = IDENTICAL_BUILDS,
-                             kept: int = IDENTICAL_BUILDS_KEPT) -> None:
-    """Record that a second build matched the output whose :func:`tree_digest` is ``digest``,
-    and delete all but the ``kept`` most recent records in ``folder``."""
+def remember_passed(folder: Path, key: str, kept: int = PASSED_KEPT) -> None:
+    """Record that the check whose inputs hash to ``key`` passed (an empty file ``folder/key``:
+    the byte-identity test's :data:`IDENTICAL_BUILDS`, tests/test_notebooks.py's reruns), and
+    delete all but the ``kept`` most recently recorded in ``folder``."""
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / digest).touch()
+    (folder / key).touch()
     records = sorted(folder.iterdir(), key=lambda p: p.stat().st_mtime_ns, reverse=True)
     for old in records[kept:]:
         old.unlink(missing_ok=True)

@@ -24,6 +24,7 @@ from scripts import execute
 from scripts.hooks import notebooks as hook
 from scripts.markdown_model import ROOT
 from scripts.site import build_site, nav_pages
+from tests.conftest import remember_passed
 from tests.test_site import first_differences
 
 
@@ -218,8 +219,7 @@ def test_a_notebook_executed_again_gives_the_same_copy(page, site, tmp_path):
     execute.execute_notebook(source, again, key)
     first, second = built.read_bytes(), again.read_bytes()
     assert first == second, first_differences(first, second, page)
-    RERUNS_DIR.mkdir(parents=True, exist_ok=True)
-    done.touch()
+    remember_passed(RERUNS_DIR, key)
 
 
 def test_a_notebook_page_is_dated_like_the_other_pages(site):

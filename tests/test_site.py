@@ -21,7 +21,7 @@ from scripts.hooks.notebooks import broken_links
 from scripts.markdown_model import ROOT
 from scripts.site import html_of, nav_pages
 from tests.built_pages import parsed
-from tests.conftest import build_problems, remember_identical_build, tree_digest
+from tests.conftest import IDENTICAL_BUILDS, build_problems, remember_passed, tree_digest
 
 #: ``<link rel=…>`` values that make the browser fetch nothing.
 NON_FETCHING_RELS = {"canonical", "alternate", "author", "license", "me", "prev", "next", "search"}
@@ -189,7 +189,7 @@ def test_two_builds_of_the_same_sources_are_byte_identical(site, site_build, sec
     differ = [name for name in first if first[name] != second[name]]
     assert not differ, f"{len(differ)} files differ:\n" + "\n\n".join(
         first_differences(first[n], second[n], n) for n in differ[:10])
-    remember_identical_build(site_build["digest"])
+    remember_passed(IDENTICAL_BUILDS, site_build["digest"])
 
 
 def test_a_build_is_known_by_every_byte_and_name_of_its_output(tmp_path):
@@ -209,11 +209,11 @@ def test_a_build_is_known_by_every_byte_and_name_of_its_output(tmp_path):
     assert len(seen) == 4
 
 
-def test_the_most_recent_identical_builds_are_kept(tmp_path):
+def test_the_most_recently_passed_keys_are_kept(tmp_path):
     for n in range(5):
-        remember_identical_build(f"{n:064x}", tmp_path, kept=3)
+        remember_passed(tmp_path, f"{n:064x}", kept=3)
         os.utime(tmp_path / f"{n:064x}", ns=(n * 10**9, n * 10**9))
-    remember_identical_build(f"{1:064x}", tmp_path, kept=3)  # matched again: newest now
+    remember_passed(tmp_path, f"{1:064x}", kept=3)  # passed again: newest now
     assert sorted(p.name for p in tmp_path.iterdir()) == [f"{n:064x}" for n in (1, 3, 4)]
 
 
