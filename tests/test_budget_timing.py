@@ -1,0 +1,38 @@
+"""scripts/budget_timing.py: what it reads from the serve timing, how it runs a command in a
+tree, and its table (the timings themselves are never asserted)."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from scripts.budget_timing import serve_medians, summary, timed
+
+
+def test_serve_medians_reads_the_summary_line_of_serve_timing():
+    output = ("run 1: first page 8.57 s, page edit 6.86 s, figure edit 8.48 s\n"
+              "median: first page 8.57 s, page edit 4.26 s, figure edit 8.48 s\n")
+    assert serve_medians(output) == (8.57, 4.26)
+
+
+def test_serve_medians_refuses_a_run_that_printed_none():
+    with pytest.raises(ValueError, match="no medians"):
+        serve_medians("run 1: mkdocs serve exited while waiting for first page\n")
+
+
+def test_a_command_runs_in_its_tree_with_the_tree_first_on_the_path(tmp_path):
+    (tmp_path / ".cache").mkdir()
+    (tmp_path / ".cache" / "old").write_text("stale")
+    seconds, status, output = timed(
+        [sys.executable, "-c", "import os, sys; print(os.getcwd());"
+         "print(os.environ['PYTHONPATH'].split(os.pathsep)[0]); sys.exit(3)"],
+        tmp_path, clear=(".cache",))
+    assert not (tmp_path / ".cache").exists()
+    assert output.split() == [str(tmp_path), str(tmp_path)]
+    assert status == 3 and seconds > 0
+
+
+def test_the_table_gives_medians_and_the_ratio_checkout_over_baseline():
+    table = summary({"build": {"baseline": [30.0, 20.0, 10.0], "checkout": [5.0, 40.0, 10.0]}})
+    assert table.splitlines()[1].split() == ["build", "20.00s", "10.00s", "0.50"]
