@@ -30,7 +30,6 @@ own baseline. Exit status 0, or 2 for a bad argument or a revision git does not 
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import shutil
 import statistics
@@ -49,14 +48,17 @@ _SERVE_MEDIAN = re.compile(r"^median: first page ([\d.]+) s, page edit ([\d.]+) 
 
 
 def timed(command: list[str], tree: Path, clear: tuple[str, ...] = ()) -> tuple[float, int, str]:
-    """Run ``command`` in ``tree`` after deleting the folders ``clear`` (relative to ``tree``),
-    with ``tree`` first on ``PYTHONPATH``. Returns (wall seconds, exit status, output)."""
+    """Run ``command`` in ``tree`` after deleting the folders ``clear`` (relative to ``tree``).
+    Returns (wall seconds, exit status, output).
+
+    Every command is ``python -m …`` started in ``tree``, so ``tree`` is first on ``sys.path``
+    and its own ``scripts`` package is the one imported, not the checkout's editable install.
+    ``PYTHONPATH`` is left as it is: set to a tree, it also reaches the kernels that tests start
+    in temporary projects, which then import that tree's ``snippets`` instead of their own."""
     for name in clear:
         shutil.rmtree(tree / name, ignore_errors=True)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-        [str(tree), *filter(None, [os.environ.get("PYTHONPATH")])])}
     start = time.perf_counter()
-    run = subprocess.run(command, cwd=tree, env=env, capture_output=True, text=True)
+    run = subprocess.run(command, cwd=tree, capture_output=True, text=True)
     return time.perf_counter() - start, run.returncode, run.stdout + run.stderr
 
 

@@ -21,15 +21,18 @@ def test_serve_medians_refuses_a_run_that_printed_none():
         serve_medians("run 1: mkdocs serve exited while waiting for first page\n")
 
 
-def test_a_command_runs_in_its_tree_with_the_tree_first_on_the_path(tmp_path):
+def test_a_module_runs_from_its_own_tree(tmp_path):
+    """``python -m scripts.…`` in a tree imports that tree's ``scripts``, not this checkout's."""
     (tmp_path / ".cache").mkdir()
     (tmp_path / ".cache" / "old").write_text("stale")
-    seconds, status, output = timed(
-        [sys.executable, "-c", "import os, sys; print(os.getcwd());"
-         "print(os.environ['PYTHONPATH'].split(os.pathsep)[0]); sys.exit(3)"],
-        tmp_path, clear=(".cache",))
+    (tmp_path / "scripts").mkdir()
+    (tmp_path / "scripts" / "__init__.py").write_text("")
+    (tmp_path / "scripts" / "where.py").write_text(
+        "import os, sys\nprint(os.getcwd(), __file__)\nsys.exit(3)\n")
+    seconds, status, output = timed([sys.executable, "-m", "scripts.where"], tmp_path,
+                                    clear=(".cache",))
     assert not (tmp_path / ".cache").exists()
-    assert output.split() == [str(tmp_path), str(tmp_path)]
+    assert output.split() == [str(tmp_path), str(tmp_path / "scripts" / "where.py")]
     assert status == 3 and seconds > 0
 
 
