@@ -24,7 +24,9 @@ seconds of wall time:
 Prints every measurement as it is taken, with the exit status of a command that failed (a failed
 test in a baseline is timed like a passing one, but said), then a table of medians and ratios
 (checkout / baseline). Nothing is asserted: timing is the reader's to judge, against the budget's
-own baseline. Exit status 0, or 2 for a bad argument or a revision git does not know.
+own baseline. Exit status 0, or 2 for a bad argument or a revision git does not know; a
+serve timing that prints no medians stops the script with ``ValueError`` (its output quoted),
+after the baseline's worktree is removed.
 """
 
 from __future__ import annotations
