@@ -17,6 +17,7 @@ import inspect
 import re
 
 import pytest
+import torch
 
 from scripts.markdown_model import ROOT, heading_ids
 
@@ -249,3 +250,16 @@ def test_quantized_bag_takes_float32_weights_only():
     for dtype in (torch.float64, torch.float16):
         with pytest.raises(RuntimeError, match="expected scalar type Float"):
             bag(ids, offsets, per_sample_weights=torch.ones(3, dtype=dtype))
+
+
+def test_from_pretrained_takes_an_integer_table_only_frozen():
+    """The map's ``embeddings`` rows: ``nn.Embedding.from_pretrained`` looks up an integer table
+    while it is frozen and raises ``RuntimeError`` when asked to train it;
+    ``nn.EmbeddingBag.from_pretrained`` takes only a floating table."""
+    table = torch.tensor([[1, 2], [3, 4]])
+    emb = torch.nn.Embedding.from_pretrained(table)
+    assert torch.equal(emb(torch.tensor([1, 0])), table[[1, 0]])
+    with pytest.raises(RuntimeError, match="floating point"):
+        torch.nn.Embedding.from_pretrained(table, freeze=False)
+    with pytest.raises(RuntimeError, match="floating point"):
+        torch.nn.EmbeddingBag.from_pretrained(table)

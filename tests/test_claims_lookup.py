@@ -16,6 +16,13 @@ from hypothesis import strategies as st
 from torch import nn
 
 from tests.claim_register import proves
+from tests.cpu_outcomes import (
+    X86_BF16_FLAGS,
+    bits,
+    kept_or_flushed,
+    same_but_signed_zeros,
+    x86_cpu_flags,
+)
 from tests.strategies import (
     any_floats,
     float_table_dtypes,
@@ -93,44 +100,6 @@ def onehot_linear(W: torch.Tensor) -> nn.Linear:
     return lin
 
 
-def bits(t: torch.Tensor) -> torch.Tensor:
-    """The bit patterns of a float16, bfloat16, float32 or float64 tensor, as integers of the
-    same width."""
-    return t.view({torch.float32: torch.int32, torch.float64: torch.int64,
-                   torch.bfloat16: torch.int16, torch.float16: torch.int16}[t.dtype])
-
-
-#: More multiply-adds than this and PyTorch may hand a bfloat16 or float16 matrix product on the
-#: CPU to oneDNN (``mkldnn_gemm`` and ``checksize`` in aten/src/ATen/native/mkldnn/Matmul.cpp).
-ONEDNN_MIN_SIZE = 16 * 16 * 16
-
-
-def onednn_computes(dtype: torch.dtype, multiply_adds: int) -> bool:
-    """Whether PyTorch hands a CPU matrix product of ``dtype`` and of ``multiply_adds``
-    multiply-adds (``N·V·D``) to oneDNN here: bfloat16 or float16, above
-    :data:`ONEDNN_MIN_SIZE`, oneDNN enabled, and a CPU with oneDNN's support for the dtype."""
-    if multiply_adds <= ONEDNN_MIN_SIZE or not (torch.backends.mkldnn.is_available()
-                                                and torch.backends.mkldnn.enabled):
-        return False
-    if dtype == torch.bfloat16:
-        return torch.ops.mkldnn._is_mkldnn_bf16_supported()
-    if dtype == torch.float16:
-        return torch.ops.mkldnn._is_mkldnn_fp16_supported()
-    return False
-
-
-def subnormals_flushed(t: torch.Tensor) -> torch.Tensor:
-    """``t`` with every subnormal number replaced by a zero of the same sign."""
-    return torch.where(t.abs() < torch.finfo(t.dtype).tiny, t * 0, t)
-
-
-def assert_same_bits_but_signed_zeros(a: torch.Tensor, b: torch.Tensor) -> None:
-    """``torch.equal(a, b)``, and the same bits wherever ``b`` is not zero."""
-    assert torch.equal(a, b)
-    nonzero = b != 0
-    assert torch.equal(bits(a)[nonzero], bits(b)[nonzero])
-
-
 #: The page's bfloat16 corner: 8 lookups of row 0 in a [64, 16] table, 8192 multiply-adds.
 BF16_CORNER = torch.zeros(64, 16, dtype=torch.bfloat16)
 BF16_CORNER[0, 0] = torch.finfo(torch.bfloat16).tiny / 4  # a subnormal number
@@ -146,8 +115,8 @@ LARGE_TABLE[LARGE_IDS[:3], 7] = torch.tensor([torch.finfo(torch.float32).tiny / 
 
 @proves("onehot-forward-exact")
 @example(case=(torch.tensor([[-0.0, 1.5], [2.0, -3.0]]), torch.tensor([0, 1])))  # a signed zero
-@example(case=(BF16_CORNER, torch.zeros(8, dtype=torch.long)))  # bfloat16 subnormal, oneDNN size
-@example(case=(BF16_CORNER[:16], torch.zeros(16, dtype=torch.long)))  # 4096: PyTorch's kernel
+@example(case=(BF16_CORNER, torch.zeros(8, dtype=torch.long)))  # bfloat16 subnormal, 8192 MACs
+@example(case=(BF16_CORNER[:16], torch.zeros(16, dtype=torch.long)))  # 4096 multiply-adds
 @example(case=(BF16_CORNER.half(), torch.zeros(8, dtype=torch.long)))  # float16, same size
 @example(case=(LARGE_TABLE, LARGE_IDS))  # 257 · 3000 · 65 multiply-adds in float32
 @example(case=(LARGE_TABLE.double(), LARGE_IDS))  # and in float64
@@ -156,30 +125,22 @@ def test_onehot_product_equals_lookup_exactly(case):
     """On the CPU, for a finite table (subnormals, signed zeros and values near the dtype's max
     included, tables up to 300 x 70) and any ids: ``one_hot(idx, V) @ W`` and the one-hot
     ``nn.Linear`` equal the lookup exactly (the same bits, except that a ``-0.0`` may become
-    ``+0.0``) for float32 and float64 at every size, and for bfloat16 and float16 while PyTorch
-    computes the product itself. When oneDNN computes a bfloat16 product (more than 16·16·16
-    multiply-adds, on a CPU oneDNN supports bfloat16 on), the product equals the lookup with its
-    subnormal numbers flushed to zero; with oneDNN disabled, it is exact again. Where oneDNN
-    computes a float16 product, the page makes no claim and neither does this test. And
+    ``+0.0``) for float32 and float64 at every size. For bfloat16 and float16 the product is
+    one of two outcomes, whichever this CPU's instructions give (:func:`kept_or_flushed`): the
+    lookup exactly, or the lookup with its subnormal numbers as zeros; never anything else. And
     ``torch.sparse.mm`` with a COO one-hot and SciPy's CSR one-hot product equal it too (float32
     and float64, 1-D ids)."""
     W, idx = case
-    V, D, dtype = W.shape[0], W.shape[1], W.dtype
+    V, dtype = W.shape[0], W.dtype
     onehot = F.one_hot(idx, V).to(dtype)
     ref = F.embedding(idx, W)
     product, linear = onehot @ W, onehot_linear(W)(onehot)
-    if onednn_computes(dtype, idx.numel() * V * D):
-        if dtype == torch.float16:
-            return
-        assert_same_bits_but_signed_zeros(product, subnormals_flushed(ref))
-        assert_same_bits_but_signed_zeros(linear, subnormals_flushed(ref))
-        torch.backends.mkldnn.enabled = False
-        try:
-            product, linear = onehot @ W, onehot_linear(W)(onehot)
-        finally:
-            torch.backends.mkldnn.enabled = True
-    assert_same_bits_but_signed_zeros(product, ref)
-    assert_same_bits_but_signed_zeros(linear, ref)
+    if dtype in (torch.float32, torch.float64):
+        assert same_but_signed_zeros(product, ref)
+        assert same_but_signed_zeros(linear, ref)
+    else:
+        kept_or_flushed(product, ref)
+        kept_or_flushed(linear, ref)
     if idx.dim() == 1 and dtype in (torch.float32, torch.float64):  # the spellings of api-map.md
         N = len(idx)
         coo = torch.sparse_coo_tensor(torch.stack([torch.arange(N), idx]),
@@ -187,6 +148,20 @@ def test_onehot_product_equals_lookup_exactly(case):
         assert torch.equal(torch.sparse.mm(coo, W), ref)
         csr = scipy.sparse.csr_matrix((np.ones(N), idx.numpy(), np.arange(N + 1)), shape=(N, V))
         assert torch.equal(torch.from_numpy(csr.astype(W.numpy().dtype) @ W.numpy()), ref)
+
+
+def test_a_cpu_without_bfloat16_instructions_keeps_the_subnormal():
+    """On an x86 CPU without bfloat16 arithmetic instructions (no AVX512_BF16, AMX-BF16 or
+    AVX-NE-CONVERT in /proc/cpuinfo), the page's bfloat16 product keeps the subnormal number:
+    only those instructions flush it, so the flushed outcome must not appear here."""
+    flags = x86_cpu_flags()
+    if flags is None:
+        pytest.skip("reads /proc/cpuinfo's flags, on x86 Linux only")
+    if flags & X86_BF16_FLAGS:
+        pytest.skip(f"this CPU has {', '.join(sorted(flags & X86_BF16_FLAGS))}: either outcome")
+    idx = torch.zeros(8, dtype=torch.long)
+    product = F.one_hot(idx, 64).bfloat16() @ BF16_CORNER
+    assert kept_or_flushed(product, F.embedding(idx, BF16_CORNER)) == "kept"
 
 
 @proves("onehot-grad")
@@ -198,9 +173,9 @@ def test_onehot_weight_gradients_agree(V, D, n, seed, pool, dtype):
     """Weight gradients of the lookup and of the one-hot Linear (transposed) agree: exactly when
     no id repeats; to rounding otherwise, within ``n · eps · sum |upstream|`` per entry (the
     additions of a repeated id's contributions happen in another order). Float32 and float64
-    at every size; bfloat16 and float16 where PyTorch computes the Linear's gradient product
-    itself. Where oneDNN computes a bfloat16 one (the corner of the forward pass), a subnormal
-    upstream number can reach the Linear's gradient as zero; with oneDNN disabled it is exact."""
+    exactly; bfloat16 and float16 with the forward pass's two outcomes when no id repeats (a
+    subnormal upstream number reaches the Linear's gradient as itself or as zero,
+    :func:`kept_or_flushed`)."""
     gen = torch.Generator().manual_seed(seed)
     if pool is None:
         idx = torch.randperm(V, generator=gen)[:n] if seed % 2 else torch.randint(
@@ -222,19 +197,12 @@ def test_onehot_weight_gradients_agree(V, D, n, seed, pool, dtype):
         return lin.weight.grad.T
 
     lin_grad = linear_grad()
-    if onednn_computes(dtype, n * V * D):
-        if dtype == torch.float16:
-            return
-        torch.backends.mkldnn.enabled = False
-        try:
-            exact_grad = linear_grad()
-        finally:
-            torch.backends.mkldnn.enabled = True
-        if len(idx.unique()) == n:
-            assert torch.equal(lin_grad, subnormals_flushed(emb.weight.grad))
-        lin_grad = exact_grad
     if len(idx.unique()) == n:
-        assert torch.equal(emb.weight.grad, lin_grad)
+        if dtype in (torch.float32, torch.float64):
+            assert torch.equal(emb.weight.grad, lin_grad)
+        else:
+            kept_or_flushed(lin_grad, emb.weight.grad)
+            lin_grad = emb.weight.grad  # checked: the bound below is for repeated ids
     bound = n * torch.finfo(dtype).eps * up.float().abs().sum(0).max().item()
     torch.testing.assert_close(emb.weight.grad.float(), lin_grad.float(), rtol=0, atol=bound)
 
@@ -272,8 +240,8 @@ def test_autocast_runs_the_onehot_linear_in_bfloat16_but_not_the_lookup(case):
     """Under CPU autocast to bfloat16, for a float32 table within bfloat16's range, the lookup
     still returns the table's rows, exactly, while the one-hot Linear returns bfloat16: the
     lookup's rows rounded to bfloat16 (8 significant bits: a relative error of at most 2**-8
-    for a normal number), except that a subnormal number can come out as zero where oneDNN
-    computes the bfloat16 product."""
+    for a normal number), except that a subnormal number can come out as zero, on CPUs whose
+    bfloat16 instructions flush it (:func:`kept_or_flushed`)."""
     W, idx = case
     V, D = W.shape
     big = torch.finfo(torch.bfloat16).max  # past it, rounding gives inf: a non-finite table
@@ -285,9 +253,7 @@ def test_autocast_runs_the_onehot_linear_in_bfloat16_but_not_the_lookup(case):
     assert looked_up.dtype == torch.float32 and torch.equal(looked_up, W[idx])
     assert product.dtype == torch.bfloat16
     rounded = looked_up.bfloat16()
-    if onednn_computes(torch.bfloat16, idx.numel() * V * D):
-        rounded = subnormals_flushed(rounded)
-    assert torch.equal(product, rounded)
+    kept_or_flushed(product, rounded)
     normal = rounded.isfinite() & (rounded.abs() >= torch.finfo(torch.bfloat16).tiny)
     assert torch.finfo(torch.bfloat16).eps == 2**-7  # 8 significant bits: rounding errs by 2**-8
     error = (product.float() - looked_up).abs()[normal]
@@ -337,3 +303,19 @@ def test_a_bias_after_the_lookup_is_a_shifted_table(V, D, seed, data):
     lin = onehot_linear(W)
     lin.bias = nn.Parameter(b)
     torch.testing.assert_close(lin(F.one_hot(idx.long(), V).float()), shifted(idx))
+
+
+def test_kept_or_flushed_accepts_the_two_outcomes_only():
+    """The two documented outcomes pass, and a result that changed a normal number, or made a
+    subnormal number something other than zero, fails."""
+    ref = BF16_CORNER[:2].clone()
+    ref[1, 3] = 1.5
+    assert kept_or_flushed(ref.clone(), ref) == "kept"
+    flushed = ref.clone()
+    flushed[0, 0] = 0
+    assert kept_or_flushed(flushed, ref) == "flushed"
+    for where, wrong in (((1, 3), 1.25), ((0, 0), torch.finfo(torch.bfloat16).tiny / 2)):
+        other = ref.clone()
+        other[where] = wrong
+        with pytest.raises(AssertionError):
+            kept_or_flushed(other, ref)
