@@ -8,6 +8,8 @@ Usage, from the repository root (the project's virtual environment active)::
     python -m scripts.torch_matrix --list --json      # only the covered releases, as JSON
     python -m scripts.torch_matrix --release 2.13.0 --part p.json  # a part, not the record
     python -m scripts.torch_matrix --merge a.json b.json           # parts into the record
+    python -m scripts.torch_matrix --cpu-paths                     # the pin on each CPU path
+    python -m scripts.torch_matrix --cpu-paths avx2 --part p.json  # one path, as a part
 
 Covered releases: the one pinned in ``requirements.txt`` and the latest patch of each of the two
 minor releases before it, found on the package registry (``pip index versions torch``). For each,
@@ -25,6 +27,14 @@ of what ran. The site build shows it on every page (``torch_matrix`` build hook)
 fingerprint changed since the matrix ran is shown as not yet run on that release, never as a
 failure of the test suite. Releases on the registry newer than the pin are listed at the end of
 every run.
+
+CPU kernel paths (``--cpu-paths``): PyTorch, MKL and oneDNN pick their kernels by what the CPU
+has, and settings force that choice down, as PyTorch's own CI does (``ATEN_CPU_CAPABILITY`` in
+``.ci/pytorch/test.sh``). :data:`CPU_PATHS` names each setting; the pinned release runs the same
+selection under every path this machine can reach (:func:`reachable_paths`), and the record keeps
+each run under ``cpu_paths``, keyed ``<machine>/<path>`` (``x86_64/avx2``), with the CPU's model,
+its flags that decide kernels, and the ATen capability that the run reported. Pages say on which
+paths their checks passed.
 
 The GitHub workflow ``.github/workflows/torch-matrix.yml`` runs the same code on CI's runners:
 one job per covered release (``--release X --part FILE``), then one job that merges the parts
@@ -82,6 +92,76 @@ DESELECT = [
 #: and each notebook as a test (nbmake; a plain run executes them in a site build instead).
 PYTEST_OPTIONS = ["-p", "no:cacheprovider", "-p", "scripts.torch_matrix_plugin", "--nbmake", "-q",
                   "-n", "2"]
+
+
+#: The variable that turns oneDNN off in every Python process of a run (see :func:`run_selection`).
+NO_ONEDNN = "TORCH_MATRIX_NO_ONEDNN"
+#: CPU kernel paths: name -> (what runs, the environment that forces it). Sources: PyTorch's
+#: ``ATEN_CPU_CAPABILITY`` (``default``, ``avx2``, ``avx512``; ATen's native/DispatchStub.cpp),
+#: MKL's ``MKL_ENABLE_INSTRUCTIONS``, oneDNN's ``ONEDNN_MAX_CPU_ISA`` and ``OMP_NUM_THREADS``.
+CPU_PATHS: dict[str, tuple[str, dict[str, str]]] = {
+    "native": ("the CPU's own choice of kernels", {}),
+    "avx2": ("AVX2 kernels in ATen, MKL and oneDNN",
+             {"ATEN_CPU_CAPABILITY": "avx2", "MKL_ENABLE_INSTRUCTIONS": "AVX2",
+              "ONEDNN_MAX_CPU_ISA": "AVX2"}),
+    "avx512": ("ATen's AVX-512 kernels", {"ATEN_CPU_CAPABILITY": "avx512"}),
+    "onednn-vnni": ("oneDNN below its bfloat16 instructions",
+                    {"ONEDNN_MAX_CPU_ISA": "AVX512_CORE_VNNI"}),
+    "aten-default": ("ATen's kernels without vector extensions",
+                     {"ATEN_CPU_CAPABILITY": "default"}),
+    "no-onednn": ("oneDNN switched off (torch.backends.mkldnn.enabled = False)", {NO_ONEDNN: "1"}),
+    "one-thread": ("one thread", {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}),
+}
+#: The x86 flags (``/proc/cpuinfo``) a path needs: without them it runs what ``native`` runs.
+PATH_NEEDS = {
+    "avx2": {"avx2"},
+    "avx512": {"avx512f", "avx512bw", "avx512vl", "avx512dq"},
+    "onednn-vnni": {"avx512_vnni"},
+}
+#: The CPU flags recorded with each run: those that decide which kernels run.
+KERNEL_FLAGS = ("avx2", "fma", "f16c", "avx512f", "avx512bw", "avx512vl", "avx512dq",
+                "avx512_vnni", "avx512_bf16", "avx512_fp16", "avx_vnni", "avx_ne_convert",
+                "amx_tile", "amx_bf16", "amx_fp16", "asimd", "asimddp", "bf16", "i8mm", "sve",
+                "sve2", "sme")
+#: ``sitecustomize`` for the ``no-onednn`` path: every Python process of the run (pytest and its
+#: workers, snippet subprocesses, notebook kernels) starts with oneDNN switched off.
+_NO_ONEDNN_SITE = (
+    "import os\n"
+    f"if os.environ.get({NO_ONEDNN!r}) == '1':\n"
+    "    import torch\n"
+    "    torch.backends.mkldnn.enabled = False\n"
+)
+
+
+def cpu_flags() -> set[str]:
+    """This machine's CPU flags (``/proc/cpuinfo``'s ``flags`` on x86 Linux, ``Features`` on
+    Arm Linux); empty where there is no such file."""
+    path = Path("/proc/cpuinfo")
+    if not path.exists():
+        return set()
+    found = re.search(r"^(?:flags|Features)\s*:\s*(.*)$", path.read_text(), re.MULTILINE)
+    return set(found.group(1).split()) if found else set()
+
+
+def reachable_paths(flags: set[str], arch: str) -> list[str]:
+    """The :data:`CPU_PATHS` a machine of architecture ``arch`` (``platform.machine()``) with
+    CPU ``flags`` can run, in :data:`CPU_PATHS`' order: the x86 settings need x86 and the flags
+    of :data:`PATH_NEEDS`; ``native``, ``aten-default``, ``no-onednn`` and ``one-thread`` run
+    everywhere."""
+    x86 = arch.lower() in ("x86_64", "amd64")
+    out = []
+    for name, (_, env) in CPU_PATHS.items():
+        x86_only = any(k in env for k in ("MKL_ENABLE_INSTRUCTIONS", "ONEDNN_MAX_CPU_ISA")) or (
+            env.get("ATEN_CPU_CAPABILITY", "default") != "default")
+        if x86_only and not (x86 and PATH_NEEDS.get(name, set()) <= flags):
+            continue
+        out.append(name)
+    return out
+
+
+def path_key(name: str, arch: str | None = None) -> str:
+    """The record's key of a run of the CPU path ``name`` on this machine: ``x86_64/avx2``."""
+    return f"{(arch or platform.machine()).lower()}/{name}"
 
 
 def selection(root: Path = ROOT) -> list[str]:
@@ -179,7 +259,8 @@ def ensure_venv(release: str, reinstall: bool = False, log=print) -> Path:
 
 
 def machine() -> dict[str, str]:
-    """Where the matrix ran: platform, CPU model and count, Python version."""
+    """Where the matrix ran: platform, CPU model and count, the CPU's flags that decide kernels
+    (:data:`KERNEL_FLAGS`), Python version."""
     cpu = platform.processor() or platform.machine()
     cpuinfo = Path("/proc/cpuinfo")
     if cpuinfo.exists():
@@ -189,25 +270,64 @@ def machine() -> dict[str, str]:
     return {
         "platform": platform.platform(terse=True),
         "cpu": f"{cpu}, {os.cpu_count()} logical CPUs",
+        "flags": sorted(cpu_flags() & set(KERNEL_FLAGS)),
         "python": platform.python_version(),
     }
 
 
+def pinned_python(pinned: str, reinstall: bool = False) -> Path:
+    """The Python that runs the pinned release: this one when it has exactly that torch (the
+    project's environment), else the matrix's environment for it (:func:`ensure_venv`)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        here = Version(version("torch")).public
+    except PackageNotFoundError:
+        here = None
+    if here == pinned and not reinstall:
+        return Path(sys.executable)
+    return ensure_venv(pinned, reinstall=reinstall)
+
+
 def run_release(release: str, python: Path, log=print) -> dict:
     """Run :func:`selection` with ``python`` (an environment holding ``release``) and return the
-    record's entry for it. Raises ``RuntimeError`` when pytest stops without results (exit
+    record's entry for it (:func:`run_selection`)."""
+    return run_selection(f"[{release}]", release, python, {}, log=log)
+
+
+def run_cpu_path(name: str, python: Path, release: str, log=print) -> dict:
+    """Run :func:`selection` on ``release`` (held by ``python``) under the CPU path ``name`` of
+    :data:`CPU_PATHS` and return the record's entry for it: :func:`run_selection`'s, with the
+    path's name, what it runs and its settings."""
+    what, env = CPU_PATHS[name]
+    entry = run_selection(f"[{path_key(name)}]", release, python, env, log=log)
+    return {**entry, "path": name, "runs": what, "settings": dict(env)}
+
+
+def run_selection(label: str, release: str, python: Path, settings: dict[str, str],
+                  log=print) -> dict:
+    """Run :func:`selection` with ``python`` (an environment holding ``release``), the
+    environment variables ``settings`` added, and return a record entry: the release, the
+    ``torch.__version__`` that ran, the ATen CPU capability it reported, the date, the machine
+    and every test's outcome. Raises ``RuntimeError`` when pytest stops without results (exit
     status other than 0 or 1: interrupted, internal error, usage error, nothing collected)."""
     with tempfile.TemporaryDirectory(prefix="torch-matrix-") as tmp:
         out = Path(tmp) / "outcomes.json"
-        env = {**os.environ, "TORCH_MATRIX_OUT": str(out), "PYTHONPATH": str(ROOT),
-               "HF_HUB_OFFLINE": "1", "PYTHONDONTWRITEBYTECODE": "1"}
+        site = Path(tmp) / "site"
+        site.mkdir()
+        (site / "sitecustomize.py").write_text(_NO_ONEDNN_SITE, encoding="utf-8")
+        env = {**os.environ, "TORCH_MATRIX_OUT": str(out),
+               "PYTHONPATH": os.pathsep.join([str(site), str(ROOT)]),
+               "HF_HUB_OFFLINE": "1", "PYTHONDONTWRITEBYTECODE": "1", **settings}
         env.pop("VIRTUAL_ENV", None)
         version = subprocess.run(
             [str(python), "-c", "import torch, platform; print(torch.__version__); "
-             "print(platform.python_version())"],
+             "print(platform.python_version()); print(torch.backends.cpu.get_cpu_capability()); "
+             "print(torch.get_num_threads()); print(torch.backends.mkldnn.enabled)"],
             capture_output=True, text=True, check=True, env=env, cwd=ROOT,
         ).stdout.split()
-        log(f"[{release}] pytest on torch {version[0]} ...")
+        log(f"{label} pytest on torch {version[0]} (ATen capability {version[2]}, "
+            f"{version[3]} threads, oneDNN {'on' if version[4] == 'True' else 'off'}) ...")
         started = time.monotonic()
         proc = subprocess.run(
             [str(python), "-m", "pytest", *PYTEST_OPTIONS, *selection()],
@@ -215,12 +335,12 @@ def run_release(release: str, python: Path, log=print) -> dict:
         )
         seconds = time.monotonic() - started
         if proc.returncode not in (0, 1) or not out.exists():
-            raise RuntimeError(f"[{release}] pytest exited with {proc.returncode}:\n"
+            raise RuntimeError(f"{label} pytest exited with {proc.returncode}:\n"
                                f"{(proc.stdout + proc.stderr)[-3000:]}")
         outcomes = json.loads(out.read_text())["outcomes"]
     summary = {k: sum(t["outcome"] == k for t in outcomes.values())
                for k in ("passed", "failed", "skipped")}
-    log(f"[{release}] {summary['passed']} passed, {summary['failed']} failed, "
+    log(f"{label} {summary['passed']} passed, {summary['failed']} failed, "
         f"{summary['skipped']} skipped in {seconds:.0f} s")
     for test_id, entry in sorted(outcomes.items()):
         if entry["outcome"] == "failed":
@@ -228,6 +348,9 @@ def run_release(release: str, python: Path, log=print) -> dict:
     return {
         "release": release,
         "torch": version[0],
+        "capability": version[2],
+        "threads": int(version[3]),
+        "onednn": version[4] == "True",
         "date": dt.date.today().isoformat(),
         "machine": {**machine(), "python": version[1]},
         "summary": summary,
@@ -275,16 +398,19 @@ def selection_digest() -> str:
     return hashlib.sha256(json.dumps([SELECTION, DESELECT]).encode()).hexdigest()[:12]
 
 
-def part_record(pinned: str, covered: list[str], entries: dict[str, dict]) -> dict:
+def part_record(pinned: str, covered: list[str], entries: dict[str, dict],
+                paths: dict[str, dict] | None = None) -> dict:
     """A record holding the runs ``entries`` (``{release: entry}``, as :func:`run_release` returns
-    them) of a matrix that covers ``covered`` for the pin ``pinned``: what one CI job uploads,
-    and what a local run merges into the committed record."""
+    them) of a matrix that covers ``covered`` for the pin ``pinned``, and the runs of the pin on
+    CPU paths ``paths`` (``{"x86_64/avx2": entry}``, as :func:`run_cpu_path` returns them): what
+    one CI job uploads, and what a local run merges into the committed record."""
     return {
         "command": COMMAND,
         "pinned": pinned,
         "covered": list(covered),
         "selection": selection_digest(),
         "releases": dict(entries),
+        "cpu_paths": dict(sorted((paths or {}).items())),
     }
 
 
@@ -296,7 +422,10 @@ def merge_records(base: dict, parts: list[dict]) -> dict:
     covered releases; a release in several parts takes the last one. The result covers the parts'
     releases, with each covered release's run from the parts, else from ``base`` when ``base``
     was made for the same pin; runs of releases no longer covered are dropped. Raises
-    ``ValueError`` when there is no part, or the parts disagree or hold an uncovered release."""
+    ``ValueError`` when there is no part, or the parts disagree or hold an uncovered release.
+
+    CPU path runs (``cpu_paths``) merge the same way, by key: a part's run replaces the base's,
+    and the base's are kept only when it was made for the same pin."""
     if not parts:
         raise ValueError("no part to merge")
     pinned, covered = parts[0]["pinned"], list(parts[0]["covered"])
@@ -307,11 +436,13 @@ def merge_records(base: dict, parts: list[dict]) -> dict:
         extra = sorted(set(part["releases"]) - set(covered))
         if extra:
             raise ValueError(f"a part holds releases it does not cover: {', '.join(extra)}")
-    runs = dict(base.get("releases", {})) if base.get("pinned") == pinned else {}
+    same_pin = base.get("pinned") == pinned
+    runs = dict(base.get("releases", {})) if same_pin else {}
+    paths = dict(base.get("cpu_paths", {})) if same_pin else {}
     for part in parts:
         runs.update(part["releases"])
-    return {**part_record(pinned, covered, {}),
-            "releases": {r: runs[r] for r in covered if r in runs}}
+        paths.update(part.get("cpu_paths", {}))
+    return part_record(pinned, covered, {r: runs[r] for r in covered if r in runs}, paths)
 
 
 def read_parts(paths: list[Path]) -> list[dict]:
@@ -337,6 +468,11 @@ def main(argv: list[str] | None = None) -> int:
                              "committed record as it is (one CI job per release)")
     parser.add_argument("--merge", type=Path, nargs="+", metavar="PART",
                         help="merge part records into the record and run nothing")
+    parser.add_argument("--cpu-paths", nargs="*", metavar="PATH",
+                        help="run the pinned release under these CPU kernel paths (none named: "
+                             "every path this machine can reach) instead of the releases")
+    parser.add_argument("--strict", action="store_true",
+                        help="exit with status 1 when a test failed in a run (an audit)")
     parser.add_argument("--record", type=Path, default=RECORD, metavar="FILE",
                         help=f"the record to read and write (default: "
                              f"{RECORD.relative_to(ROOT)})")
@@ -370,30 +506,53 @@ def main(argv: list[str] | None = None) -> int:
     if args.list:
         _tell_newer(pinned, newer)
         return 0
-    chosen = args.release or covered
-    unknown = [r for r in chosen if r not in covered]
-    if unknown:
-        parser.error(f"not a covered release: {', '.join(unknown)} (covered: {', '.join(covered)})")
-
     runs: dict[str, dict] = {}
+    paths: dict[str, dict] = {}
     status = 0
-    for release in chosen:
+    if args.cpu_paths is not None:
+        reachable = reachable_paths(cpu_flags(), platform.machine())
+        chosen = args.cpu_paths or reachable
+        unknown = [p for p in chosen if p not in reachable]
+        if unknown:
+            parser.error(f"not a CPU path this machine can reach: {', '.join(unknown)} "
+                         f"(reachable: {', '.join(reachable)})")
+        print(f"CPU paths on this machine: {', '.join(reachable)}")
         try:
-            python = ensure_venv(release, reinstall=args.reinstall)
-            runs[release] = run_release(release, python)
-        except (subprocess.CalledProcessError, RuntimeError) as error:
-            print(f"[{release}] FAILED: {error}", file=sys.stderr)
-            status = 1
-    part = part_record(pinned, covered, runs)
+            python = pinned_python(pinned, reinstall=args.reinstall)
+        except subprocess.CalledProcessError as error:
+            print(f"[{pinned}] FAILED: {error}", file=sys.stderr)
+            return 1
+        for name in chosen:
+            try:
+                paths[path_key(name)] = run_cpu_path(name, python, pinned)
+            except (subprocess.CalledProcessError, RuntimeError) as error:
+                print(f"[{path_key(name)}] FAILED: {error}", file=sys.stderr)
+                status = 1
+    else:
+        chosen = args.release or covered
+        unknown = [r for r in chosen if r not in covered]
+        if unknown:
+            parser.error(f"not a covered release: {', '.join(unknown)} "
+                         f"(covered: {', '.join(covered)})")
+        for release in chosen:
+            try:
+                python = ensure_venv(release, reinstall=args.reinstall)
+                runs[release] = run_release(release, python)
+            except (subprocess.CalledProcessError, RuntimeError) as error:
+                print(f"[{release}] FAILED: {error}", file=sys.stderr)
+                status = 1
+    if args.strict and any(e["summary"]["failed"] for e in [*runs.values(), *paths.values()]):
+        status = 1
+    part = part_record(pinned, covered, runs, paths)
     if args.part:
         write_record(part, args.part)
-        print(f"wrote the part {args.part}: {', '.join(runs) or 'no release'}")
-        return status if runs else 1
+        print(f"wrote the part {args.part}: {', '.join([*runs, *paths]) or 'no run'}")
+        return status if runs or paths else 1
     record = merge_records(record, [part])
     write_record(record, args.record)
     print(f"wrote {args.record}")
     missing = [r for r in covered if r not in record["releases"]]
-    if missing:
+    if missing and args.cpu_paths is None:
         print(f"not in the record yet: {', '.join(missing)}", file=sys.stderr)
         status = 1
     _tell_newer(pinned, newer)

@@ -20,7 +20,10 @@ Links to PyTorch's reference pages and source follow the pin too.
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import sys
 
 import pytest
 import yaml
@@ -179,8 +182,13 @@ def test_workflow_runs_one_job_per_covered_release_and_merges_with_the_same_comm
     assert "python -m scripts.torch_matrix --release ${{ matrix.release }} --part" in command
     uploads = [s for s in run["steps"] if s.get("uses", "").startswith("actions/upload-artifact")]
     assert uploads and uploads[0]["with"]["path"] == "torch-matrix-part.json"
+    paths = jobs["cpu-paths"]
+    assert set(paths["strategy"]["matrix"]["runner"]) == {"ubuntu-latest", "ubuntu-24.04-arm"}
+    assert paths["runs-on"] == "${{ matrix.runner }}"
+    assert "python -m scripts.torch_matrix --cpu-paths --part torch-matrix-part.json" in _runs(
+        paths)
     merge = jobs["record"]
-    assert set(merge["needs"]) == {"releases", "run"}
+    assert set(merge["needs"]) == {"releases", "run", "cpu-paths"}
     assert merge["permissions"] == {"contents": "write"}
     assert "python -m scripts.torch_matrix --merge parts/*/torch-matrix-part.json" in _runs(merge)
     assert f"git add {RECORD.relative_to(ROOT).as_posix()}" in _runs(merge)
@@ -389,3 +397,67 @@ def test_build_hook_says_what_was_verified_and_notes_a_difference_at_its_block(t
     assert ("<strong>Verified on PyTorch 9.1.0 and 9.0.0</strong>: its one check of this page"
             in other_page)
     assert "torch-matrix-details" not in other_page
+
+
+def test_reachable_cpu_paths_follow_the_cpu():
+    """An AVX2 machine reaches the AVX2 path but not the AVX-512 ones; an AVX-512 VNNI machine
+    reaches them all; an arm64 machine reaches only the paths without x86 settings."""
+    every = list(matrix.CPU_PATHS)
+    avx2 = matrix.reachable_paths({"avx2", "fma"}, "x86_64")
+    assert avx2 == [p for p in every if p not in ("avx512", "onednn-vnni")]
+    vnni = {"avx2", "avx512f", "avx512bw", "avx512vl", "avx512dq", "avx512_vnni"}
+    assert matrix.reachable_paths(vnni, "x86_64") == every
+    assert matrix.reachable_paths({"asimd", "bf16"}, "aarch64") == [
+        "native", "aten-default", "no-onednn", "one-thread"]
+    assert matrix.path_key("avx2", "X86_64") == "x86_64/avx2"
+
+
+def test_merging_keeps_cpu_path_runs_of_the_same_pin_only():
+    covered = ["9.2.0", "9.1.3", "9.0.1"]
+    base = part_record("9.2.0", covered, {}, {"x86_64/native": _entry("9.2.0", "failed"),
+                                               "x86_64/avx2": _entry("9.2.0")})
+    new = part_record("9.2.0", covered, {}, {"x86_64/native": _entry("9.2.0"),
+                                              "aarch64/native": _entry("9.2.0")})
+    merged = merge_records(base, [new])
+    assert sorted(merged["cpu_paths"]) == ["aarch64/native", "x86_64/avx2", "x86_64/native"]
+    assert merged["cpu_paths"]["x86_64/native"] == new["cpu_paths"]["x86_64/native"]
+    assert sorted(merge_records({**base, "pinned": "9.1.0"}, [new])["cpu_paths"]) == [
+        "aarch64/native", "x86_64/native"]
+
+
+def test_the_no_onednn_path_switches_onednn_off_in_every_process(tmp_path):
+    """The ``no-onednn`` path's sitecustomize, on PYTHONPATH, leaves a new Python process with
+    ``torch.backends.mkldnn.enabled`` false, and leaves it true without the variable."""
+    (tmp_path / "sitecustomize.py").write_text(matrix._NO_ONEDNN_SITE)
+    code = "import torch; print(torch.backends.mkldnn.enabled)"
+    for value, expected in (("1", "False"), (None, "True")):
+        env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+        env.pop(matrix.NO_ONEDNN, None)
+        if value:
+            env[matrix.NO_ONEDNN] = value
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                             text=True, check=True).stdout.strip()
+        assert out == expected
+
+
+def test_a_page_counts_the_cpu_paths_its_checks_passed_on(monkeypatch):
+    """The facts line names how many CPU paths passed every check of the page, links the
+    paths' table, and says on which path a check differs; the details list it."""
+    from scripts.hooks import torch_matrix as hook
+
+    check = hook.Check("docs/a.md::line 3", "block at line 3", "0" * 12, 3)
+    failed = _entry("9.2.0", "failed")
+    failed["tests"]["docs/a.md::line 3"]["message"] = "AssertionError: boom"
+    monkeypatch.setattr(hook, "_record", {
+        "pinned": "9.2.0", "releases": {"9.2.0": _entry("9.2.0")},
+        "cpu_paths": {"x86_64/avx2": _entry("9.2.0"), "x86_64/native": _entry("9.2.0"),
+                      "aarch64/native": failed}})
+    state = hook.status([check])
+    assert state.paths_passed == ["x86_64/avx2", "x86_64/native"]
+    assert list(state.paths_failed) == ["aarch64/native"]
+    line = hook.verified_line(state, "../claims/#cpu-kernel-paths")
+    assert ('and on <a href="../claims/#cpu-kernel-paths">2 CPU kernel paths</a>' in line)
+    assert "1 check differs on CPU path aarch64/native" in line
+    assert "On CPU path aarch64/native, block at line 3 fails with" in hook.details_html(
+        state, [], [])
+    assert "<code>x86_64/avx2</code>" in hook.paths_table()

@@ -22,9 +22,14 @@ snippet files it includes (``tests/test_snippets.py::...[snippets/...]``), the p
 that prove a claim id stated on the page (``tests.claim_register.proofs_in_sources``), for a
 notebook its nbmake and notebook tests, and for the API map ``tests/test_api_map.py``.
 
+CPU kernel paths (the record's ``cpu_paths``: the pinned release run with kernels forced down,
+``python -m scripts.torch_matrix --cpu-paths``) count from the record alone, by the same rule: the
+line names how many paths passed every check of the page and links their table, and a check that
+failed or is not yet run on a path is listed at the end of the page.
+
 On ``docs/claims.md`` the comment ``<!-- torch-matrix: claims-by-release -->`` is replaced by a
 table: one row per claim (the page's ``###`` sections), one column per release, with the same
-rule. Plain HTML, no script. Without a record the pages get no line and the build logs why (at
+rule, and ``<!-- torch-matrix: cpu-paths -->`` by the table of CPU path runs (:func:`paths_table`). Plain HTML, no script. Without a record the pages get no line and the build logs why (at
 info level).
 """
 
@@ -34,7 +39,7 @@ import html
 import logging
 import re
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from mkdocs.config.defaults import MkDocsConfig
@@ -48,6 +53,9 @@ from scripts.hooks.page_facts import add_fact  # noqa: E402
 log = logging.getLogger("mkdocs.hooks.torch_matrix")
 
 CLAIMS_MARKER = "<!-- torch-matrix: claims-by-release -->"
+PATHS_MARKER = "<!-- torch-matrix: cpu-paths -->"
+#: Where the CPU paths' table is (docs/claims.md, under the heading "CPU kernel paths").
+PATHS_PAGE, PATHS_ID = "claims.md", "cpu-kernel-paths"
 #: The test that runs each snippet file (tests/test_snippets.py), parametrized by its path.
 SNIPPET_TEST = "tests/test_snippets.py::test_snippet_runs_as_main_and_prints_its_golden_output"
 #: How the matrix's plugin words a block whose printed output differs from the page's.
@@ -82,6 +90,9 @@ class Status:
     passed: list[str]
     pending: dict[str, list[Check]]
     failed: dict[str, list[tuple[Check, str]]]
+    paths_passed: list[str] = field(default_factory=list)
+    paths_pending: dict[str, list[Check]] = field(default_factory=dict)
+    paths_failed: dict[str, list[tuple[Check, str]]] = field(default_factory=dict)
 
 
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
@@ -180,22 +191,32 @@ def _pinned() -> str | None:
     return _record.get("pinned") or (releases[0] if releases else None)
 
 
+def _paths() -> list[str]:
+    """The record's CPU path runs (``x86_64/avx2``), sorted."""
+    return sorted(_record.get("cpu_paths", {}))
+
+
 def status(checks: list[Check]) -> Status:
-    """Where ``checks`` stand on each release of the record (see the module docstring)."""
+    """Where ``checks`` stand on each release of the record (see the module docstring) and on
+    each CPU path run of the pinned release (from the record only: a run of the check as it is
+    today that passed)."""
     result = Status(checks, [], {}, {})
-    for release in _releases():
-        if release == _pinned():
-            result.passed.append(release)
+    columns = [(r, _record["releases"][r]["tests"], result.passed, result.pending, result.failed)
+               for r in _releases()]
+    columns += [(p, _record["cpu_paths"][p]["tests"], result.paths_passed, result.paths_pending,
+                 result.paths_failed) for p in _paths()]
+    for name, tests, passed, pending, failed in columns:
+        if name == _pinned():
+            passed.append(name)
             continue
-        tests = _record["releases"][release]["tests"]
         for check in checks:
             found = outcome(check, tests)
             if found is None:
-                result.pending.setdefault(release, []).append(check)
+                pending.setdefault(name, []).append(check)
             elif found["outcome"] == "failed":
-                result.failed.setdefault(release, []).append((check, found.get("message", "")))
-        if release not in result.pending and release not in result.failed:
-            result.passed.append(release)
+                failed.setdefault(name, []).append((check, found.get("message", "")))
+        if name not in pending and name not in failed:
+            passed.append(name)
     return result
 
 
@@ -229,15 +250,28 @@ def in_readers_terms(message: str) -> str:
     return f"fails with <code>{html.escape(message)}</code>"
 
 
-def verified_line(state: Status) -> str:
+def verified_line(state: Status, paths_href: str | None = None) -> str:
     """What the page's facts line under its title says of the torch matrix (an HTML fragment,
-    :func:`scripts.hooks.page_facts.add_fact`)."""
+    :func:`scripts.hooks.page_facts.add_fact`). ``paths_href`` links the CPU paths' table."""
     n = len(state.checks)
     parts = []
     if state.passed:
         every = f"all {n} checks" if n > 1 else "its one check"
-        parts.append(f"<strong>Verified on PyTorch {release_list(state.passed)}</strong>: "
-                     f"{every} of this page")
+        on_paths = ""
+        if state.paths_passed:
+            count = len(state.paths_passed)
+            label = f"{count} CPU kernel path{'s' if count != 1 else ''}"
+            if paths_href:
+                label = f'<a href="{paths_href}">{label}</a>'
+            on_paths = f" and on {label}"
+        parts.append(f"<strong>Verified on PyTorch {release_list(state.passed)}</strong>"
+                     f"{on_paths}: {every} of this page")
+    for key, failures in sorted(state.paths_failed.items()):
+        parts.append(f'<a href="#{DETAILS_ID}">{_count(len(failures))} '
+                     f"differ{'s' if len(failures) == 1 else ''} on CPU path {key}</a>")
+    if state.paths_pending:
+        parts.append(f'<a href="#{DETAILS_ID}">not yet run on {len(state.paths_pending)} CPU '
+                     f"path{'s' if len(state.paths_pending) != 1 else ''}</a>")
     for releases, failures in _grouped(state.failed):
         parts.append(f'<a href="#{DETAILS_ID}">{_count(len(failures))} '
                      f"differ{'s' if len(failures) == 1 else ''} on "
@@ -251,9 +285,9 @@ def verified_line(state: Status) -> str:
 
 
 def details_html(state: Status, sections, anchors) -> str:
-    """The list at the end of a page: its checks not yet run, or failing, per release (HTML);
-    empty when every check passed everywhere."""
-    if not state.pending and not state.failed:
+    """The list at the end of a page: its checks not yet run, or failing, per release and per
+    CPU path (HTML); empty when every check passed everywhere."""
+    if not (state.pending or state.failed or state.paths_pending or state.paths_failed):
         return ""
 
     def where(check: Check) -> str:
@@ -272,6 +306,14 @@ def details_html(state: Status, sections, anchors) -> str:
         names = ", ".join(where(c) for c in pending)
         items.append(f"<li>Not yet run on PyTorch {release_list(releases)} (changed since the last "
                      f"matrix run): {names}.</li>")
+    for key, failures in sorted(state.paths_failed.items()):
+        for check, message in failures:
+            items.append(f"<li>On CPU path {html.escape(key)}, {where(check)} "
+                         f"{in_readers_terms(message)}.</li>")
+    for key, pending in sorted(state.paths_pending.items()):
+        names = ", ".join(where(c) for c in pending)
+        items.append(f"<li>Not yet run on CPU path {html.escape(key)} (changed since its last "
+                     f"run): {names}.</li>")
     return (f'<div class="torch-matrix" id="{DETAILS_ID}"><p><strong>This page in the torch '
             f"matrix</strong> (every check runs on PyTorch {_pinned()} with each change; the "
             f"earlier releases run on CI's runners after it):</p><ul>{''.join(items)}</ul></div>")
@@ -388,14 +430,43 @@ def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, files) 
     return block_notes(markdown, offset, state)
 
 
+def paths_table() -> str:
+    """The CPU paths' table (HTML): one row per run of the pinned release on a CPU path, with
+    its settings, the CPU (model and the flags that decide kernels), the ATen capability, threads
+    and oneDNN the run reported, its date and its outcome counts."""
+    rows = []
+    for key in _paths():
+        run = _record["cpu_paths"][key]
+        settings = " ".join(f"<code>{html.escape(k)}={html.escape(v)}</code>"
+                            for k, v in run.get("settings", {}).items()) or "none"
+        machine = run.get("machine", {})
+        flags = ", ".join(machine.get("flags", [])) or "none of note"
+        summary = run.get("summary", {})
+        rows.append(
+            f"<tr><td><code>{html.escape(key)}</code>: {html.escape(run.get('runs', ''))}</td>"
+            f"<td>{settings}</td>"
+            f"<td>{html.escape(machine.get('cpu', '?'))} (flags: {html.escape(flags)})</td>"
+            f"<td>{html.escape(str(run.get('capability', '?')))}, {run.get('threads', '?')} "
+            f"thread(s), oneDNN {'on' if run.get('onednn', True) else 'off'}</td>"
+            f"<td>{html.escape(run.get('date', '?'))}: torch {html.escape(run.get('torch', '?'))},"
+            f" {summary.get('passed', 0)} passed, {summary.get('failed', 0)} failed, "
+            f"{summary.get('skipped', 0)} skipped</td></tr>")
+    if not rows:
+        return "<p>No CPU path has been run yet.</p>"
+    return ("<table><thead><tr><th>Path</th><th>Settings</th><th>CPU</th><th>Kernels seen</th>"
+            f"<th>Run</th></tr></thead><tbody>{''.join(rows)}</tbody></table>")
+
+
 def on_page_content(html_: str, *, page: Page, config: MkDocsConfig, files) -> str:
     """Add what the matrix says of the page to the line under its title, and its list at the
-    end; fill the claims table."""
+    end; fill the claims table and the CPU paths' table."""
     if not _record.get("releases"):
-        return html_.replace(CLAIMS_MARKER, "")
+        return html_.replace(CLAIMS_MARKER, "").replace(PATHS_MARKER, "")
     checks = checks_of(page.file.src_uri)
     if CLAIMS_MARKER in html_:
         html_ = html_.replace(CLAIMS_MARKER, claims_table(page, checks))
+    if PATHS_MARKER in html_:
+        html_ = html_.replace(PATHS_MARKER, paths_table())
     if not checks:
         return html_
     state = status(checks)
@@ -403,4 +474,8 @@ def on_page_content(html_: str, *, page: Page, config: MkDocsConfig, files) -> s
     html_ += details_html(state, sections, _anchors(page))
     if "</h1>" not in html_:
         return html_
-    return add_fact(html_, verified_line(state))
+    target = files.get_file_from_path(PATHS_PAGE)
+    href = None
+    if target is not None:
+        href = f"{target.url_relative_to(page.file)}#{PATHS_ID}"
+    return add_fact(html_, verified_line(state, href))
