@@ -15,8 +15,8 @@ import re
 
 import pytest
 
+from scripts.claim_register import CLAIM_ANCHOR, PROOFS, claims_on_pages, proofs_in_sources
 from scripts.markdown_model import ROOT
-from tests.claim_register import CLAIM_ANCHOR, PROOFS, claims_on_pages, proofs_in_sources
 
 MODULES = sorted(
     p.stem for p in (ROOT / "tests").glob("test_claims_*.py") if p.stem != "test_claims_register"

@@ -19,7 +19,7 @@ left out, see :mod:`scripts.torch_matrix_plugin`) that passed.
 
 A page's checks are its own code blocks (pytest-codeblocks ids ``docs/<page>.md::line N``), the
 snippet files it includes (``tests/test_snippets.py::...[snippets/...]``), the property tests
-that prove a claim id stated on the page (``tests.claim_register.proofs_in_sources``), for a
+that prove a claim id stated on the page (``scripts.claim_register.proofs_in_sources``), for a
 notebook its nbmake and notebook tests, and for the API map ``tests/test_api_map.py``.
 
 CPU kernel paths (the record's ``cpu_paths``: the pinned release run with kernels forced down,
@@ -29,8 +29,9 @@ failed or is not yet run on a path is listed at the end of the page.
 
 On ``docs/claims.md`` the comment ``<!-- torch-matrix: claims-by-release -->`` is replaced by a
 table: one row per claim (the page's ``###`` sections), one column per release, with the same
-rule, and ``<!-- torch-matrix: cpu-paths -->`` by the table of CPU path runs (:func:`paths_table`). Plain HTML, no script. Without a record the pages get no line and the build logs why (at
-info level).
+rule, and ``<!-- torch-matrix: cpu-paths -->`` by the table of CPU path runs
+(:func:`paths_table`). Plain HTML, no script. Without a record the pages get no line and the
+build logs why (at info level).
 """
 
 from __future__ import annotations
@@ -104,8 +105,8 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
     code = Path(__file__).resolve().parents[2]  # the repository holding scripts/
     if str(code) not in sys.path:
         sys.path.insert(0, str(code))
+    from scripts.claim_register import claims_on_pages, proofs_in_sources
     from scripts.torch_matrix import RECORD, ROOT, load_record
-    from tests.claim_register import claims_on_pages, proofs_in_sources
 
     _record = load_record(_root / RECORD.relative_to(ROOT))
     proofs = proofs_in_sources(_root)
