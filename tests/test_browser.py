@@ -705,3 +705,28 @@ def test_code_colours_have_contrast(browser, base_url, site, palette):
         assert not problems, "\n".join(problems)
     finally:
         context.close()
+
+
+#: A phone's first screen (CSS px): the short answer of every article and of the home page ends
+#: within it.
+PHONE = {"width": 360, "height": 780}
+
+
+@pytest.mark.parametrize("page", ["index.md", *nav_pages("Articles")])
+def test_the_short_answer_ends_on_a_phones_first_screen(browser, base_url, page):
+    """At 360 × 780, the page opened at its top: the first paragraph after the title (the short
+    answer, or the home page's answer; the facts line is not it) ends at most :data:`PHONE`'s
+    height from the top of the viewport, header included."""
+    context = browser.new_context(viewport=PHONE, color_scheme="light", service_workers="block")
+    try:
+        tab = context.new_page()
+        tab.goto(base_url + page_url_path(page), wait_until="load")
+        answer = tab.locator("article h1 ~ p:not(.page-facts)").first  # wherever the facts are
+        assert answer.count(), f"{page}: no paragraph after the title"
+        text = answer.inner_text()
+        bottom = answer.evaluate("p => p.getBoundingClientRect().bottom + window.scrollY")
+        assert bottom <= PHONE["height"], (
+            f"{page}: the answer ends at {bottom:.0f} px, below the first {PHONE['height']} px "
+            f"of a 360 px phone: {text[:120]!r}")
+    finally:
+        context.close()

@@ -276,31 +276,44 @@ def test_every_code_block_states_its_line_count(site):
 
 
 def test_the_short_answer_comes_first_on_every_article(site):
-    """Under an article's title: at most the one compact line of page facts (download link,
-    torch matrix), then the short answer. No box above it."""
+    """Under an article's title: the short answer, then the one compact line of page facts
+    (download link, torch matrix). No box above the answer."""
     for page in nav_pages("Articles"):
         article = parsed(html_of(site, page)).article
         title = article.find("h1")
         following = [el for el in title.find_next_siblings() if el.name]
-        facts = following[0]
+        answer = following[0]
+        assert answer.name == "p" and answer.get_text().startswith("Short answer."), (
+            page, str(answer)[:200])
+        facts = following[1]
         assert facts.name == "p" and facts.get("class") == ["page-facts"], (page, str(facts)[:200])
         assert facts.select_one(".nb-download a[download]"), f"{page}: no download link"
         assert facts.select_one(".torch-matrix"), f"{page}: no torch matrix status"
-        answer = following[1]
-        assert answer.name == "p" and answer.get_text().startswith("Short answer."), (
-            page, str(answer)[:200])
 
 
-def test_page_facts_share_one_line():
+def test_page_facts_share_one_line_after_the_short_answer():
     from scripts.hooks.page_facts import SEPARATOR, add_fact
 
-    page = "<h1>T</h1><p>Answer.</p>"
+    page = '<h1>T</h1>\n<p id="claim-x">Answer.</p>\n<p>Next.</p>'
     once = add_fact(page, "<b>verified</b>")
-    assert once == '<h1>T</h1><p class="page-facts"><b>verified</b></p><p>Answer.</p>'
+    assert once == ('<h1>T</h1>\n<p id="claim-x">Answer.</p><p class="page-facts"><b>verified</b>'
+                    '</p>\n<p>Next.</p>')
     both = add_fact(once, "<a>notebook</a>", first=True)
-    assert both == ('<h1>T</h1><p class="page-facts"><a>notebook</a>' + SEPARATOR
-                    + "<b>verified</b></p><p>Answer.</p>")
+    assert both == ('<h1>T</h1>\n<p id="claim-x">Answer.</p><p class="page-facts"><a>notebook</a>'
+                    + SEPARATOR + "<b>verified</b></p>\n<p>Next.</p>")
     assert add_fact(both, "<i>last</i>").count('class="page-facts"') == 1
+    assert add_fact(both, "<i>last</i>").endswith("<i>last</i></p>\n<p>Next.</p>")
+
+
+def test_page_facts_go_under_the_title_when_no_paragraph_follows_it():
+    from scripts.hooks.page_facts import SEPARATOR, add_fact
+
+    page = "<h1>T</h1><pre>code</pre><p>Later.</p>"
+    once = add_fact(page, "<b>verified</b>")
+    assert once == '<h1>T</h1><p class="page-facts"><b>verified</b></p><pre>code</pre><p>Later.</p>'
+    assert add_fact(once, "<a>nb</a>", first=True) == (
+        '<h1>T</h1><p class="page-facts"><a>nb</a>' + SEPARATOR
+        + "<b>verified</b></p><pre>code</pre><p>Later.</p>")
     with pytest.raises(ValueError, match="no '# title'"):
         add_fact("<p>no title</p>", "x")
 
