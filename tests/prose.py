@@ -9,16 +9,11 @@ headings, admonition and note titles, images, footnote definitions and footnote 
 comments. An inline code span (``<code>``, inline math included) reads as one word, ``code``.
 
 Each paragraph is split into sentences by pySBD (``pysbd``, pinned in requirements.txt), a
-<<<<<<< HEAD
-maintained rule-based sentence splitter that runs offline; a word is a whitespace-separated
-token with a letter or a digit in it. Reading ease is textstat's Flesch reading ease of all the
-=======
 rule-based sentence splitter that runs offline; a word is a whitespace-separated token with a
 letter or a digit in it. (sentencex, the other offline splitter measured on these pages, joined
 sentences that follow a closing parenthesis or end in "id.", which makes sentences look longer
 than they are; pySBD splits ``nn.Embedding`` written outside a code span, which the pages
 rarely do.) Reading ease is textstat's Flesch reading ease of all the
->>>>>>> issue-35
 page's prose (``textstat``, pinned, syllables from pyphen).
 
 The *short answer* is the page's first paragraph, right after its title (``# …``), with a list
