@@ -116,7 +116,7 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
             tests = _claim_tests.setdefault(page, [])
             tests.extend(t for t in proofs.get(claim, []) if t not in tests)
     if not _record.get("releases"):
-        log.info("no torch matrix record: pages get no 'Verified on' line "
+        log.info("no torch matrix record: pages get no 'Verified' line "
                  "(python -m scripts.torch_matrix writes it)")
     return config
 
@@ -252,37 +252,36 @@ def in_readers_terms(message: str) -> str:
 
 
 def verified_line(state: Status, paths_href: str | None = None) -> str:
-    """What the page's facts line under its title says of the torch matrix (an HTML fragment,
-    :func:`scripts.hooks.page_facts.add_fact`). ``paths_href`` links the CPU paths' table."""
+    """What the page's facts line says of the torch matrix (an HTML fragment,
+    :func:`scripts.hooks.page_facts.add_fact`), kept short for a phone: how many checks passed on
+    which releases and on how many CPU kernel paths (``paths_href`` links the paths' table), then
+    a link per kind of difference to the list at the end of the page."""
     n = len(state.checks)
     parts = []
     if state.passed:
-        every = f"all {n} checks" if n > 1 else "its one check"
         on_paths = ""
         if state.paths_passed:
             count = len(state.paths_passed)
-            label = f"{count} CPU kernel path{'s' if count != 1 else ''}"
+            label = f"{count} CPU path{'s' if count != 1 else ''}"
             if paths_href:
                 label = f'<a href="{paths_href}">{label}</a>'
-            on_paths = f" and on {label}"
-        parts.append(f"<strong>Verified on PyTorch {release_list(state.passed)}</strong>"
-                     f"{on_paths}: {every} of this page")
-    for key, failures in sorted(state.paths_failed.items()):
-        parts.append(f'<a href="#{DETAILS_ID}">{_count(len(failures))} '
-                     f"differ{'s' if len(failures) == 1 else ''} on CPU path {key}</a>")
-    if state.paths_pending:
-        parts.append(f'<a href="#{DETAILS_ID}">not yet run on {len(state.paths_pending)} CPU '
-                     f"path{'s' if len(state.paths_pending) != 1 else ''}</a>")
+            on_paths = f" and {label}"
+        parts.append(f"<strong>Verified</strong>: {_count(n)} on torch "
+                     f"{release_list(state.passed)}{on_paths}")
     for releases, failures in _grouped(state.failed):
-        parts.append(f'<a href="#{DETAILS_ID}">{_count(len(failures))} '
-                     f"differ{'s' if len(failures) == 1 else ''} on "
-                     f"{release_list(releases)}</a>")
+        parts.append(f'<a href="#{DETAILS_ID}">{len(failures)} '
+                     f"differ{'s' if len(failures) == 1 else ''} on {release_list(releases)}</a>")
+    for key, failures in sorted(state.paths_failed.items()):
+        parts.append(f'<a href="#{DETAILS_ID}">{len(failures)} '
+                     f"differ{'s' if len(failures) == 1 else ''} on CPU path {key}</a>")
     for releases, pending in _grouped(state.pending):
-        parts.append(f'<a href="#{DETAILS_ID}">not yet run on {release_list(releases)}: '
-                     f"{_count(len(pending))} changed since the last matrix run</a>")
-    dates = sorted({e["date"] for e in _record["releases"].values()})
-    return (f'<span class="torch-matrix">{"; ".join(parts)} (torch matrix of '
-            f'{", ".join(dates)}, on a CPU)</span>')
+        parts.append(f'<a href="#{DETAILS_ID}">{len(pending)} not yet run on '
+                     f"{release_list(releases)}</a>")
+    if state.paths_pending:
+        count = len(state.paths_pending)
+        parts.append(f'<a href="#{DETAILS_ID}">not yet run on {count} CPU '
+                     f"path{'s' if count != 1 else ''}</a>")
+    return f'<span class="torch-matrix">{"; ".join(parts)}</span>'
 
 
 def details_html(state: Status, sections, anchors) -> str:
@@ -315,9 +314,11 @@ def details_html(state: Status, sections, anchors) -> str:
         names = ", ".join(where(c) for c in pending)
         items.append(f"<li>Not yet run on CPU path {html.escape(key)} (changed since its last "
                      f"run): {names}.</li>")
+    dates = sorted({e["date"] for e in _record["releases"].values()})
     return (f'<div class="torch-matrix" id="{DETAILS_ID}"><p><strong>This page in the torch '
             f"matrix</strong> (every check runs on PyTorch {_pinned()} with each change; the "
-            f"earlier releases run on CI's runners after it):</p><ul>{''.join(items)}</ul></div>")
+            f"earlier releases run on CI's runners after it; matrix of {', '.join(dates)}, on a "
+            f"CPU):</p><ul>{''.join(items)}</ul></div>")
 
 
 def block_notes(markdown: str, offset: int, state: Status) -> str:
