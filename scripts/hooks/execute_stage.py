@@ -146,5 +146,6 @@ def on_post_build(*, config: MkDocsConfig) -> None:
         shutil.rmtree(_Build.temporary, ignore_errors=True)
         _Build.temporary = None
     else:
-        execute.prune(_Build.root / execute.CACHE_DIR, set(_Build.copies.values()))
+        folder = _Build.root / execute.CACHE_DIR
+        execute.prune(folder, {*_Build.copies.values(), folder / "rendered"})  # mkdocs-jupyter's
     execute.prune(_Build.root / execute.ARTICLES_DIR, set(article_notebooks.MADE.values()))
