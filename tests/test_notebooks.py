@@ -24,6 +24,7 @@ from scripts import execute
 from scripts.hooks import notebooks as hook
 from scripts.markdown_model import ROOT
 from scripts.site import build_site, nav_pages
+from tests.built_pages import broken_links
 from tests.test_site import first_differences
 
 
@@ -159,7 +160,7 @@ def test_hook_finds_broken_links(tmp_path):
         '<a href="../data/gone.tsv">gone</a><a href="#nowhere">gone</a>'
         '<a href="https://example.com/">not checked</a><a href="/nb/">absolute</a></article>'
     )
-    problems = hook.broken_links(tmp_path, "nb/index.html")
+    problems = broken_links(tmp_path, "nb/index.html")
     assert [p.split(":")[0] for p in problems] == ["../data/gone.tsv", "#nowhere", "/nb/"]
 
 

@@ -16,10 +16,9 @@ import material
 import pytest
 from bs4 import BeautifulSoup
 
-from scripts.hooks.notebooks import broken_links
 from scripts.markdown_model import ROOT
 from scripts.site import html_of, nav_pages
-from tests.built_pages import parsed
+from tests.built_pages import broken_links, parsed
 from tests.conftest import build_problems
 
 #: ``<link rel=…>`` values that make the browser fetch nothing.

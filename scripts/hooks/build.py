@@ -41,10 +41,9 @@ CONFIG = [
     reproducible.on_config,  # SOURCE_DATE_EPOCH, before MkDocs dates any page
     torch_matrix.on_config,  # the torch matrix's record and the claim register, read once
 ]
-#: ``on_pre_build``: the execute stage, then per-build state starts empty.
+#: ``on_pre_build``: the execute stage.
 PRE_BUILD = [
     execute_stage.on_pre_build,  # stale figures drawn, notebooks executed: before any page renders
-    notebooks.on_pre_build,  # no notebook page built yet (the link check's list)
 ]
 #: ``on_files``: files produced by code join the site. Runs before the plugins' ``on_files``
 #: (see :func:`on_files`): mkdocs-jupyter's must find the notebook pages already pointing at
@@ -74,11 +73,10 @@ PAGE_CONTENT = [
 ]
 #: ``on_build_error``: a failed build cleans up after itself.
 BUILD_ERROR = [execute_stage.on_build_error]  # its temporary folder of executed notebooks
-#: ``on_post_build``: checks of the built site, and caches pruned.
+#: ``on_post_build``: caches pruned.
 POST_BUILD = [
     figures.on_post_build,  # cached figures this build did not use are deleted
     execute_stage.on_post_build,  # likewise for executed notebooks
-    notebooks.on_post_build,  # every link of a notebook page resolves (a warning otherwise)
 ]
 
 
