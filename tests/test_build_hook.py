@@ -15,7 +15,7 @@ from scripts.markdown_model import ROOT
 #: Each list of build.py and the MkDocs event it serves.
 LISTS = {"CONFIG": "on_config", "PRE_BUILD": "on_pre_build", "FILES": "on_files",
          "PAGE_MARKDOWN": "on_page_markdown", "PAGE_CONTENT": "on_page_content",
-         "POST_BUILD": "on_post_build", "BUILD_ERROR": "on_build_error"}
+         "POST_BUILD": "on_post_build"}
 
 
 def step_functions() -> dict[str, set[str]]:

@@ -71,8 +71,6 @@ PAGE_CONTENT = [
     source_links.on_page_content,  # snippet titles link to their file: reads the title as text,
     # so it comes after the steps that read a block's opening tag
 ]
-#: ``on_build_error``: a failed build cleans up after itself.
-BUILD_ERROR = [execute_stage.on_build_error]  # its temporary folder of executed notebooks
 #: ``on_post_build``: caches pruned.
 POST_BUILD = [
     figures.on_post_build,  # cached figures this build did not use are deleted
@@ -110,11 +108,6 @@ def on_page_content(html: str, *, page, config, files) -> str:
     for step in PAGE_CONTENT:
         html = step(html, page=page, config=config, files=files)
     return html
-
-
-def on_build_error(*, error) -> None:
-    for step in BUILD_ERROR:
-        step(error=error)
 
 
 def on_post_build(*, config) -> None:
