@@ -10,8 +10,8 @@ and installed there with ``npm ci`` on first use. It checks every HTML file of t
 only, not warnings). Errors that Material's own templates make, which the site cannot fix
 without copying the templates, are listed in :data:`THEME_ERRORS` with the template that makes
 them and counted apart; any other error is the site's, is printed with its file and line, and
-makes the exit status 1. CI (``.ci/run``) runs it on the MkDocs build of the ProperDocs check;
-``tests/test_html_check.py`` tests the sorting on made-up messages.
+makes the exit status 1. The audits (``python -m pytest -m audit``) run the checker on their
+build; ``tests/test_html_check.py`` holds that audit and tests the sorting on made-up messages.
 
 Exit status: 0 with no site-made error, 1 with some, 2 when the checker could not run.
 """

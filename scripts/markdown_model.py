@@ -36,8 +36,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 #: Markdown files whose blocks are executed by ``pytest`` (see ``testpaths`` in pyproject.toml).
 def markdown_files() -> list[Path]:
-    """Every Markdown file under ``docs/`` plus ``README.md``, sorted, as absolute paths."""
-    return sorted(ROOT.glob("docs/**/*.md")) + [ROOT / "README.md"]
+    """Every Markdown file under ``docs/`` plus ``README.md`` and ``CONTRIBUTING.md``, sorted,
+    as absolute paths."""
+    return sorted(ROOT.glob("docs/**/*.md")) + [ROOT / "README.md", ROOT / "CONTRIBUTING.md"]
 
 
 FENCE_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^`\n]*?)[ \t]*$")

@@ -24,9 +24,9 @@ This check builds the site twice, strictly, at the same time (one build per core
 
 Page text is not compared byte for byte: the generator's name is in every page's ``<meta
 name="generator">``. It prints each difference and exits 1 when there is any, or when a build
-fails or logs a warning. Not part of ``pytest``, whose budget one more build of the site does not
-fit; CI (``.ci/run``) runs it after the tests, and ``tests/test_properdocs_check.py`` tests the
-comparison on small made-up sites.
+fails or logs a warning. The audits (``python -m pytest -m audit``) make the same comparison
+between their MkDocs build and a ProperDocs build (``tests/test_properdocs_check.py``, which also
+tests the comparison on small made-up sites); this command runs it alone.
 """
 
 from __future__ import annotations

@@ -5,6 +5,7 @@ Usage (from the repository root, with nothing else editing the files it touches)
 
     python -m scripts.serve_timing                 # 3 runs, caches in .cache/ as they are
     python -m scripts.serve_timing --cold          # empty .cache/ before each run
+    python -m scripts.serve_timing --dirty         # mkdocs serve --dirty --no-strict
     python -m scripts.serve_timing --runs 5 --page docs/sparsity.md \\
         --figures snippets/sparsity/figures.py
 
@@ -43,7 +44,7 @@ RELOAD = "Reloading browsers"
 class Serve:
     """``mkdocs serve`` in the background, with every line it prints and when."""
 
-    def __init__(self) -> None:
+    def __init__(self, extra: tuple[str, ...] = ()) -> None:
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             self.port = s.getsockname()[1]
@@ -51,7 +52,7 @@ class Serve:
         self.lines: list[tuple[float, str]] = []
         self.started = time.perf_counter()
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "mkdocs", "serve", "-a", f"127.0.0.1:{self.port}"],
+            [sys.executable, "-m", "mkdocs", "serve", "-a", f"127.0.0.1:{self.port}", *extra],
             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         )
         threading.Thread(target=self._read, daemon=True).start()
@@ -108,8 +109,9 @@ def edit_and_wait(serve: Serve, path: Path, extra: str, shown, what: str, timeou
     return done - since, rebuild_log
 
 
-def one_run(n: int, page: Path, figures: Path, timeout: float) -> dict[str, float]:
-    serve = Serve()
+def one_run(n: int, page: Path, figures: Path, timeout: float,
+            extra: tuple[str, ...] = ()) -> dict[str, float]:
+    serve = Serve(extra)
     try:
         first = serve.wait_for(lambda: serve.get("") is not None, timeout, "first page")
         serve.wait_for(lambda: serve.reloaded_after(0) or "Serving on" in serve.log(),
@@ -139,13 +141,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--page", type=Path, default=Path("docs/lookup-tables.md"))
     parser.add_argument("--figures", type=Path, default=Path("snippets/lookup_tables/figures.py"))
     parser.add_argument("--timeout", type=float, default=300, help="seconds, per step")
+    parser.add_argument("--dirty", action="store_true",
+                        help="serve with --dirty --no-strict: rebuild only the edited page")
     args = parser.parse_args(argv)
     results = []
     for n in range(1, args.runs + 1):
         if args.cold:
             shutil.rmtree(ROOT / ".cache", ignore_errors=True)
         try:
-            result = one_run(n, ROOT / args.page, ROOT / args.figures, args.timeout)
+            result = one_run(n, ROOT / args.page, ROOT / args.figures, args.timeout,
+                             ("--dirty", "--no-strict") if args.dirty else ())
         except (RuntimeError, TimeoutError) as exc:
             print(f"run {n}: {exc}", file=sys.stderr)
             return 1

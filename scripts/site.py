@@ -41,7 +41,9 @@ def build_site(project: Path, dest: Path, generator: str = "mkdocs", timeout: fl
         stderr=subprocess.STDOUT,
         text=True,
         timeout=timeout,
-        env={**os.environ, "NO_COLOR": "1", **(env or {})},
+        # Material prints a notice about its end of life at every MkDocs command, to stderr,
+        # when it is imported (material/templates/__init__.py), before any hook could set this.
+        env={**os.environ, "NO_COLOR": "1", "NO_MKDOCS_2_WARNING": "1", **(env or {})},
     )
 
 
@@ -186,9 +188,10 @@ def serve(directory: Path, compress: bool = False) -> Iterator[str]:
         thread.join(timeout=5)
 
 
-#: Debian's Chromium (``apt-get install chromium``), driven by the browser test and by Lighthouse.
+#: Debian's Chromium (``apt-get install chromium``), driven by the browser test, the PDF and
+#: Lighthouse; ``CHROMIUM=<path>`` in the environment names another (the Pages workflow's Chrome).
 #: Playwright is never asked to download a browser of its own.
-CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))
 
 #: Flags for every Chromium this project starts: headless-friendly, and no traffic of Chromium's own
 #: (no background updates, sync, QUIC probing or first-run pages), so the only requests made are

@@ -153,13 +153,11 @@ def add_executed_outputs(docs: Path) -> None:
     its executed copy, outputs included. Zensical runs no hook, but it copies files and could
     render a notebook: what it then loses is what rendering alone would need to learn."""
     from scripts.execute import run
-    from scripts.hooks.figures import CACHE_DIR, cache_read, plan_figures
+    from scripts.hooks.figures import CACHE_DIR, plan_figures
 
     copies = run(ROOT).notebooks
     for plan in plan_figures(ROOT):
-        for uri, svg in (cache_read(ROOT / CACHE_DIR, plan.key) or {}).items():
-            (docs / uri).parent.mkdir(parents=True, exist_ok=True)
-            (docs / uri).write_bytes(svg)
+        shutil.copytree(ROOT / CACHE_DIR / plan.key, docs, dirs_exist_ok=True)
     for uri, (base, _) in copies.items():
         shutil.copy2(base / uri, docs / uri)
 

@@ -13,9 +13,9 @@ numbers as the page; nothing here changes what a block prints.
 from __future__ import annotations
 
 import atexit
-import hashlib
 import json
 import os
+import subprocess
 import sys
 import threading
 import time
@@ -70,40 +70,30 @@ def run_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
 
 
-#: The test that compares the shared build with a second build of the same sources. When it is
-#: part of the run, the second build starts as soon as the first is done, in the background.
+#: The test that compares the shared build with a second build of the same sources (an audit).
+#: When it is part of the run, the second build starts as soon as the first is done, in the
+#: background.
 BYTE_IDENTITY_TEST = "tests/test_site.py::test_two_builds_of_the_same_sources_are_byte_identical"
 #: How long the comparison waits for the second build, in seconds (scripts/site.py gives a build
 #: 300 s; the first build comes before it).
 SECOND_BUILD_WAIT = 660
-#: The builds a second build has matched byte for byte: one empty file each, named by the
-#: :func:`tree_digest` of its output. A run whose first build gives such an output makes no
-#: second build (it would compare the same bytes again); a fresh clone, as in CI, always does.
-IDENTICAL_BUILDS = ROOT / ".cache" / "identical-builds"
-#: How many passed keys :func:`remember_passed` keeps in a folder (the most recent): enough to
-#: go back and forth between branches without running a check again.
-PASSED_KEPT = 20
 
 
-def remember_passed(folder: Path, key: str, kept: int = PASSED_KEPT) -> None:
-    """Record that the check whose inputs hash to ``key`` passed (an empty file ``folder/key``:
-    the byte-identity test's :data:`IDENTICAL_BUILDS`, tests/test_notebooks.py's reruns), and
-    delete all but the ``kept`` most recently recorded in ``folder``."""
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / key).touch()
-    records = sorted(folder.iterdir(), key=lambda p: p.stat().st_mtime_ns, reverse=True)
-    for old in records[kept:]:
-        old.unlink(missing_ok=True)
+def audit_run(session: pytest.Session) -> bool:
+    """Whether this run holds an audit (``python -m pytest -m audit``): then the site is built as
+    the Pages workflow builds it, the whole-site PDF printed after the build."""
+    return any(item.get_closest_marker("audit") for item in session.items)
 
 
-def tree_digest(folder: Path) -> str:
-    """SHA-256 (hex) of every file under ``folder``: each one's path relative to ``folder`` and
-    its bytes, in path order. Raises ``OSError`` when a file cannot be read."""
-    h = hashlib.sha256()
-    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-        h.update(path.relative_to(folder).as_posix().encode() + b"\0")
-        h.update(hashlib.sha256(path.read_bytes()).digest())
-    return h.hexdigest()
+def print_pdf(site: Path, log: str) -> tuple[int, str]:
+    """Print the built ``site``'s PDF (``python -m scripts.site_pdf``); return its exit status
+    and ``log`` with what it said appended as an INFO line when it succeeded (as-is otherwise,
+    so the build test shows it)."""
+    proc = subprocess.run([sys.executable, "-m", "scripts.site_pdf", "--site", str(site)],
+                          cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                          timeout=600)
+    said = proc.stdout.strip()
+    return proc.returncode, log + (f"INFO    -  {said}\n" if proc.returncode == 0 else said)
 
 
 def _notebook_cache() -> list[str]:
@@ -122,6 +112,8 @@ def _second_build(shared: Path) -> None:
     try:
         proc = build_site(ROOT, shared / "site-again")
         returncode, log = proc.returncode, proc.stdout
+        if returncode == 0:
+            returncode, log = print_pdf(shared / "site-again", log)
     except BaseException as error:  # noqa: BLE001 - the waiting test reports it
         returncode, log = None, f"the second build raised {error!r}"
     record = {"folder": str(shared / "site-again"), "returncode": returncode, "log": log,
@@ -133,33 +125,31 @@ def _second_build(shared: Path) -> None:
 
 @pytest.fixture(scope="session")
 def site_build(request, tmp_path_factory) -> dict:
-    """The run's one site build: ``{"folder", "returncode", "log", "wrote_into_docs",
-    "digest", "matched_before"}`` (``digest``: :func:`tree_digest` of the output, or None when
-    the build failed; ``matched_before``: whether :data:`IDENTICAL_BUILDS` holds it).
+    """The run's one site build: ``{"folder", "returncode", "log", "wrote_into_docs"}``.
 
-    The first worker to ask builds; the others wait on the lock and read its record. When
-    :data:`BYTE_IDENTITY_TEST` is in the run and no second build matched this output before,
-    that worker then starts the second build in a thread (:func:`_second_build`), and waits for
-    it before it exits.
+    The first worker to ask builds; the others wait on the lock and read its record. In an audit
+    run the build makes the PDF (:func:`audit_run`). When :data:`BYTE_IDENTITY_TEST` is in the
+    run, that worker then starts the second build in a thread (:func:`_second_build`), and waits
+    for it before it exits.
     """
     shared = run_folder(tmp_path_factory)
     dest, record = shared / "site", shared / "site-build.json"
+    audits = audit_run(request.session)
     second = None
     with FileLock(shared / "site.lock"):
         if not record.exists():
             before = docs_tree()
             proc = build_site(ROOT, dest)
-            digest = tree_digest(dest) if proc.returncode == 0 else None
-            matched = digest is not None and (IDENTICAL_BUILDS / digest).is_file()
+            returncode, log = proc.returncode, proc.stdout
+            if audits and returncode == 0:
+                returncode, log = print_pdf(dest, log)
             record.write_text(json.dumps({
                 "folder": str(dest),
-                "returncode": proc.returncode,
-                "log": proc.stdout,
+                "returncode": returncode,
+                "log": log,
                 "wrote_into_docs": docs_tree() != before,
-                "digest": digest,
-                "matched_before": matched,
             }))
-            if proc.returncode == 0 and not matched and any(
+            if proc.returncode == 0 and any(
                 item.nodeid == BYTE_IDENTITY_TEST for item in request.session.items
             ):
                 second = threading.Thread(target=_second_build, args=(shared,),
@@ -173,11 +163,7 @@ def site_build(request, tmp_path_factory) -> dict:
 @pytest.fixture(scope="session")
 def second_site_build(site, site_build, tmp_path_factory) -> dict:
     """The record of the second build (see :func:`_second_build`), once it is written; fails
-    after :data:`SECOND_BUILD_WAIT` seconds without it. Skipped, saying so, when a second build
-    matched this run's output before (:data:`IDENTICAL_BUILDS`)."""
-    if site_build["matched_before"]:
-        pytest.skip("a second build matched this very output, byte for byte, before: "
-                    f".cache/identical-builds/{site_build['digest'][:12]}…")
+    after :data:`SECOND_BUILD_WAIT` seconds without it."""
     record = run_folder(tmp_path_factory) / "site-again.json"
     deadline = time.monotonic() + SECOND_BUILD_WAIT
     while not record.exists():
@@ -190,6 +176,8 @@ def second_site_build(site, site_build, tmp_path_factory) -> dict:
 #: The one test that fails when the shared build fails or warns; every other test that needs the
 #: site is skipped then, pointing to it, so one broken anchor reads as one failure.
 BUILD_TEST = "tests/test_site.py::test_the_site_builds_strictly_with_a_clean_log"
+#: Its counterpart in an audit run, whose build also prints the PDF.
+AUDIT_BUILD_TEST = "tests/test_site_pdf.py::test_the_audited_build_is_clean_and_holds_the_pdf"
 
 
 def build_problems(built: dict) -> list[str]:
@@ -207,7 +195,7 @@ def build_problems(built: dict) -> list[str]:
 
 
 @pytest.fixture(scope="session")
-def site(site_build) -> Path:
+def site(site_build, request) -> Path:
     """The site, built once per run with ``mkdocs build --strict`` into a shared folder.
 
     Shared by ``tests/test_site.py``, ``tests/test_figures.py`` and ``tests/test_browser.py``, in
@@ -218,7 +206,8 @@ def site(site_build) -> Path:
     ``scripts/hooks/``): a clean checkout, as in CI, draws and executes everything.
     """
     if build_problems(site_build):
-        pytest.skip(f"needs the built site, whose build failed or warned: see {BUILD_TEST}")
+        pytest.skip("needs the built site, whose build failed or warned: see "
+                    f"{AUDIT_BUILD_TEST if audit_run(request.session) else BUILD_TEST}")
     return Path(site_build["folder"])
 
 

@@ -1,27 +1,23 @@
 """Every article downloads as a notebook that runs (scripts/article_notebooks.py).
 
-One test per article executes its notebook the way nbmake executes a notebook (a Jupyter kernel
-through nbclient, a failing cell fails the test), in a temporary folder holding the data files the
-notebook reads, as the downloaded zip would unpack. The notebooks are made by the same pure
-function the build hook calls, so no site is built here. The other tests pin the conversion rules
-on a small made-up project.
+One audit per article (``python -m pytest -m audit``) executes its notebook the way nbmake
+executes a notebook (a Jupyter kernel through nbclient, a failing cell fails the test), in a
+temporary folder holding the data files the notebook reads, as the downloaded zip would unpack.
+The notebooks are made by the same pure function the build hook calls, so no site is built here.
+The other tests pin the conversion rules on a small made-up project.
 
-Each worker keeps one kernel for all the notebooks it runs (:class:`ReusedKernel`): starting a
-kernel and importing torch in it cost more than most articles' cells. Before each notebook the
-kernel is made as fresh as a new one for what a notebook can see: an empty namespace, the
-notebook's folder as working directory, no module left imported from an earlier notebook's folder,
-and the global settings a cell can change put back as they were when the kernel started.
-
-A notebook that ran to the end is remembered by the content of everything it could read
-(:func:`run_key`): the next run of the suite skips it, saying so, until one of them changes. Only
-the article a contributor edits runs again; a clean checkout (CI) runs them all. ``rm -rf
-.cache/article-runs`` forgets every run.
+Each notebook runs in a kernel of its own (:func:`run_notebook`): nothing one notebook leaves
+behind, a failure included, reaches the next, so one failing notebook is one failed test
+(:func:`test_one_failing_notebook_fails_one_test`).
 """
 
 from __future__ import annotations
 
-import hashlib
 import io
+import os
+import subprocess
+import sys
+import textwrap
 import zipfile
 from pathlib import Path
 
@@ -29,161 +25,64 @@ import nbclient
 import nbformat
 import pytest
 import yaml
-from jupyter_client.manager import AsyncKernelManager
-from jupyter_core.utils import run_sync
 
 from scripts.article_notebooks import article_notebook
-from scripts.execute import CONVERTER, converter_digest, kernel_command
-from scripts.hooks.article_notebooks import articles, downloads, sources_digest, zip_bytes
+from scripts.hooks.article_notebooks import articles, downloads, zip_bytes
 from scripts.markdown_model import ROOT
 
 SITE_URL = "https://example.org/site/"
 ARTICLES = articles(yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=yaml.BaseLoader)["nav"])
-#: One file per article (``lookup-tables.md``) holding the :func:`run_key` of its notebook's last
-#: run that passed.
-RUNS_DIR = ROOT / ".cache" / "article-runs"
 
 
-def run_key(page: str, root: Path = ROOT) -> str:
-    """sha256 (hex) of everything a run of ``page``'s notebook depends on, read without
-    converting it: the files the conversion reads (:func:`sources_digest`: the page, what it
-    includes and all of ``snippets/``, which the kernel can also import, the project being
-    installed), the converter's code and every installed package's version
-    (:func:`scripts.execute.converter_digest`), the kernel's command line and this test
-    module, which holds the conversion's site URL and the kernel code that runs first
-    (:data:`FRESH_KERNEL_CELL`)."""
-    h = hashlib.sha256()
-    for part in [sources_digest(root, page), converter_digest(root), kernel_command("python3")]:
-        h.update(part.encode() + b"\0")
-    h.update(Path(__file__).read_bytes())
-    return h.hexdigest()
+def run_notebook(notebook, folder: Path) -> None:
+    """Execute ``notebook`` (nbformat 4, changed in place: its outputs) in a new ``python3``
+    kernel with ``folder`` as its working directory; the kernel is shut down afterwards, whatever
+    happened. Raises ``nbclient.exceptions.CellExecutionError`` at a failing cell,
+    ``nbclient.exceptions.DeadKernelError`` when the kernel dies."""
+    nbclient.NotebookClient(notebook, kernel_name="python3", timeout=110, allow_errors=False,
+                            resources={"metadata": {"path": str(folder)}}).execute()
 
 
-#: The first cell of every notebook run in a :class:`ReusedKernel` (``FOLDER`` replaced by the
-#: notebook's folder). The first time, it records the kernel's global settings; each later time,
-#: it puts them back, forgets the modules imported from the previous notebook's folder and moves
-#: to the new one. Last, ``%reset -f`` empties the namespace: the notebook sees none of its names.
-FRESH_KERNEL_CELL = """\
-def _fresh_kernel(folder):
-    import importlib, os, random, sys, warnings
-    import numpy, torch
-    base = getattr(sys, "_article_kernel_baseline", None)
-    if base is None:
-        sys._article_kernel_baseline = {
-            "dtype": torch.get_default_dtype(), "grad": torch.is_grad_enabled(),
-            "deterministic": torch.are_deterministic_algorithms_enabled(),
-            "threads": torch.get_num_threads(), "torch_rng": torch.random.get_rng_state(),
-            "random": random.getstate(), "numpy": numpy.random.get_state(),
-            "warnings": list(warnings.filters), "environ": dict(os.environ),
-            "path": list(sys.path),
-        }
-    else:
-        torch.set_default_dtype(base["dtype"])
-        torch.set_grad_enabled(base["grad"])
-        torch.use_deterministic_algorithms(base["deterministic"])
-        torch.set_num_threads(base["threads"])
-        torch.random.set_rng_state(base["torch_rng"])
-        torch.set_printoptions(profile="default")
-        random.setstate(base["random"])
-        numpy.random.set_state(base["numpy"])
-        warnings.filters[:] = base["warnings"]
-        os.environ.clear()
-        os.environ.update(base["environ"])
-        sys.path[:] = base["path"]
-        previous = os.getcwd() + os.sep
-        for name, module in list(sys.modules.items()):
-            if (getattr(module, "__file__", None) or "").startswith(previous):
-                del sys.modules[name]
-        importlib.invalidate_caches()
-    os.chdir(folder)
-_fresh_kernel(FOLDER)
-get_ipython().run_line_magic("reset", "-f")
+#: Three notebooks run one after another in one process, the middle one failing.
+ONE_FAILS = r"""
+import nbformat, pytest
+from tests.test_article_notebooks import run_notebook
+
+CELLS = {"before": "x = 1\nassert x == 1", "broken": "raise ValueError('on purpose')",
+         "after": "import os\nassert 'x' not in dir()"}
+
+
+@pytest.mark.parametrize("name", CELLS)
+def test_notebook(name, tmp_path):
+    run_notebook(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(CELLS[name])]),
+                 tmp_path)
 """
 
 
-class ReusedKernel:
-    """One ``python3`` Jupyter kernel that runs notebook after notebook (see the module doc).
-
-    Started by the first :meth:`run`; shut down by :meth:`close`, or after a notebook fails, so
-    the next notebook gets a new kernel.
-    """
-
-    def __init__(self) -> None:
-        self.km = AsyncKernelManager(kernel_name="python3")
-
-    def run(self, notebook, folder: Path) -> None:
-        """Execute ``notebook`` (nbformat 4, changed in place: its outputs) with ``folder`` as the
-        working directory, after a first cell that freshens the kernel (:data:`FRESH_KERNEL_CELL`,
-        removed again afterwards). Raises ``nbclient.exceptions.CellExecutionError`` at a failing
-        cell, ``nbclient.exceptions.DeadKernelError`` when the kernel dies."""
-        fresh = nbformat.v4.new_code_cell(FRESH_KERNEL_CELL.replace("FOLDER", repr(str(folder))))
-        notebook.cells.insert(0, fresh)
-        client = nbclient.NotebookClient(
-            notebook, km=self.km, timeout=110, allow_errors=False,
-            resources={"metadata": {"path": str(folder)}},
-        )
-        try:
-            client.execute()
-        except BaseException:
-            self.close()
-            raise
-        finally:
-            notebook.cells.remove(fresh)
-            if client.kc is not None:
-                client.kc.stop_channels()
-
-    def close(self) -> None:
-        """Shut the kernel down, if it runs."""
-        if self.km.has_kernel:
-            run_sync(self.km.shutdown_kernel)(now=True)
-
-
-@pytest.fixture(scope="session")
-def kernel():
-    """This worker's :class:`ReusedKernel`."""
-    reused = ReusedKernel()
-    yield reused
-    reused.close()
-
-
-def test_a_reused_kernel_is_as_fresh_as_a_new_one(kernel, tmp_path):
-    """What one notebook leaves in the kernel, the next does not see: its names, its modules, its
-    working directory and the global settings it changed."""
-    first, second = tmp_path / "first", tmp_path / "second"
-    for folder in first, second:
-        folder.mkdir()
-    (first / "helper.py").write_text("VALUE = 1\n")
-    code = nbformat.v4.new_code_cell
-    kernel.run(nbformat.v4.new_notebook(cells=[code(
-        "import os, warnings\nimport torch\nimport helper\nleftover = helper.VALUE\n"
-        "torch.set_default_dtype(torch.float64)\ntorch.set_grad_enabled(False)\n"
-        "torch.manual_seed(1)\nwarnings.simplefilter('ignore')\n"
-        "os.environ['LEFTOVER'] = '1'"
-    )]), first)
-    fresh = nbformat.v4.new_notebook(cells=[code(
-        "import os, warnings\nimport torch\n"
-        "assert 'leftover' not in dir() and 'helper' not in dir()\n"
-        "try:\n    import helper\nexcept ModuleNotFoundError:\n    pass\n"
-        "else:\n    raise AssertionError('helper.py of the first notebook is importable')\n"
-        f"assert os.getcwd() == {str(second)!r}\n"
-        "assert torch.get_default_dtype() == torch.float32 and torch.is_grad_enabled()\n"
-        "assert torch.initial_seed() != 1 and 'LEFTOVER' not in os.environ\n"
-        "assert ('ignore', None, Warning, None, 0) not in warnings.filters"
-    )])
-    kernel.run(fresh, second)
-    assert len(fresh.cells) == 1, "the freshening cell is left in the notebook"
+def test_one_failing_notebook_fails_one_test(tmp_path):
+    """A notebook that fails fails its own test only: the notebook run after it, in the same
+    process, passes (a kernel reused across notebooks once turned one failure into a failed test
+    for every later notebook of that worker)."""
+    (tmp_path / "test_three.py").write_text(textwrap.dedent(ONE_FAILS))
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:xdist", "-p", "no:cacheprovider", "-o",
+         "addopts=", "-rA", "-q", str(tmp_path / "test_three.py")],
+        cwd=tmp_path, capture_output=True, text=True, timeout=110,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    outcomes = sorted(line.split()[0] + " " + line.split("[")[1].split("]")[0]
+                      for line in proc.stdout.splitlines()
+                      if line.startswith(("PASSED ", "FAILED ")) and "[" in line)
+    assert outcomes == ["FAILED broken", "PASSED after", "PASSED before"], proc.stdout[-3000:]
 
 
 def test_every_article_is_listed():
     assert "lookup-tables.md" in ARTICLES and len(ARTICLES) >= 6
 
 
+@pytest.mark.audit
 @pytest.mark.parametrize("page", ARTICLES)
-def test_article_notebook_runs(page, tmp_path, kernel):
-    key, passed = run_key(page), RUNS_DIR / page
-    if passed.is_file() and passed.read_text() == key:
-        pytest.skip(f"{page}: its notebook ran to the end before, with the same files and "
-                    f"packages (.cache/article-runs/{page})")
+def test_article_notebook_runs(page, tmp_path):
     article = article_notebook(page, SITE_URL)
     assert article.ipynb_bytes() == article_notebook(page, SITE_URL).ipynb_bytes(), (
         f"{page}: two conversions differ; the site's download would change between builds"
@@ -198,30 +97,7 @@ def test_article_notebook_runs(page, tmp_path, kernel):
         else:
             (tmp_path / name).write_bytes(content)
             folder = tmp_path
-    kernel.run(nbformat.read(folder / article.name, as_version=4), folder)
-    RUNS_DIR.mkdir(parents=True, exist_ok=True)
-    passed.write_text(key)
-
-
-def test_a_run_is_remembered_under_everything_it_reads(tmp_path):
-    """The key of a run changes with the page, with a file it includes, with a file under
-    ``snippets/`` that it does not include, and with the converter's code; it is the same for
-    the same files."""
-    root = _project(tmp_path)
-    for rel in CONVERTER:
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_bytes((ROOT / rel).read_bytes())
-    keys = [run_key("page.md", root)]
-    assert run_key("page.md", root) == keys[0]
-    page = root / "docs" / "page.md"
-    for path, text in [(page, page.read_text() + "More.\n"),
-                       (root / "snippets" / "demo" / "count.py",
-                        (root / "snippets" / "demo" / "count.py").read_text() + "# more\n"),
-                       (root / "snippets" / "demo" / "unused.py", "X = 1\n"),
-                       (root / CONVERTER[0], (root / CONVERTER[0]).read_text() + "# more\n")]:
-        path.write_text(text)
-        keys.append(run_key("page.md", root))
-    assert len(set(keys)) == len(keys), "an edit left the key unchanged"
+    run_notebook(nbformat.read(folder / article.name, as_version=4), folder)
 
 
 def _project(tmp_path: Path) -> Path:
@@ -258,7 +134,7 @@ def _project(tmp_path: Path) -> Path:
     return root
 
 
-def test_conversion_rules(tmp_path, kernel):
+def test_conversion_rules(tmp_path):
     root = _project(tmp_path)
     article = article_notebook("page.md", SITE_URL, root)
     cells = [(c.cell_type, c.source) for c in article.notebook.cells]
@@ -284,7 +160,7 @@ def test_conversion_rules(tmp_path, kernel):
     assert zip_bytes(article) == zip_bytes(article_notebook("page.md", SITE_URL, root))
     archive.extractall(tmp_path / "out")
     nb = nbformat.read(tmp_path / "out" / "page" / "page.ipynb", as_version=4)
-    kernel.run(nb, tmp_path / "out" / "page")
+    run_notebook(nb, tmp_path / "out" / "page")
     last = [c for c in nb.cells if c.source.startswith("n = len")][-1]
     assert last.outputs[0]["text"] == "3\n"  # the file's LIMIT again, and its data found
 
@@ -297,7 +173,7 @@ def test_a_missing_region_is_an_error(tmp_path):
         article_notebook("page.md", SITE_URL, root)
 
 
-def test_a_region_that_cannot_run_alone_is_shown_and_main_runs(tmp_path, kernel):
+def test_a_region_that_cannot_run_alone_is_shown_and_main_runs(tmp_path):
     """A region inside a ``with`` of main() reads a name no region binds: it is shown, and the
     file's main() runs whole after its last region. A module imported whole ships in the zip."""
     root = _project(tmp_path)
@@ -321,7 +197,7 @@ def test_a_region_that_cannot_run_alone_is_shown_and_main_runs(tmp_path, kernel)
     folder = tmp_path / "out"
     zipfile.ZipFile(io.BytesIO(zip_bytes(article))).extractall(folder)
     nb = nbformat.read(folder / "page" / "page.ipynb", as_version=4)
-    kernel.run(nb, folder / "page")
+    run_notebook(nb, folder / "page")
     assert nb.cells[-1].outputs[0]["text"] == "a\n"
 
 

@@ -33,11 +33,7 @@ Each page is opened once and checked for all of the above; the pages are spread 
 of ``pytest -n``, each worker with its own Chromium, its own local server and one tab
 (:class:`Reader`) that opens page after page, each finding the browser's storage empty.
 
-A page whose check passed before is skipped, saying so, while the page and every file the
-browser fetched for it have the same bytes, and so do the checks, Chromium and the installed
-packages (``tests/browser_runs.py``; the search index is left out of that, which is why
-searching is a test of its own). After an edit, only the pages it changed open again; a fresh
-clone, as in CI, opens them all.
+Every test here is an audit (``python -m pytest -m audit``): each run opens every page.
 
 Without Chromium at ``/usr/bin/chromium`` or the ``playwright`` package these tests are skipped,
 with a reason saying how to install both; with ``REQUIRE_BROWSER=1`` in the environment (as
@@ -70,7 +66,6 @@ from scripts.site import (
     serve,
 )
 from snippets.figure_style import MIN_TEXT_PX, smallest_text_px
-from tests import browser_runs
 
 try:
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
@@ -78,6 +73,8 @@ try:
 except ImportError:  # the `browser` fixture skips, saying how to install it
     sync_playwright = None
     PlaywrightTimeout = TimeoutError
+
+pytestmark = pytest.mark.audit
 
 PAGES = nav_pages()
 #: Generous for a shared, busy CI machine; a healthy page needs well under a second.
@@ -187,9 +184,6 @@ class Visit:
 
     page: object  # playwright.sync_api.Page
     problems: list[str] = field(default_factory=list)
-    #: Every URL the page requested, and every file a check fetched for it (figures, downloads):
-    #: what its outcome depends on besides the checks (see ``tests/browser_runs.py``).
-    fetched: set[str] = field(default_factory=set)
 
 
 class Reader:
@@ -233,7 +227,6 @@ class Reader:
         visit = Visit(self.tab)
         self.problems = found = visit.problems
         self._listeners = [
-            ("request", lambda r: visit.fetched.add(r.url)),
             ("console", lambda m: m.type == "error" and found.append(f"console error: {m.text}")),
             ("pageerror", lambda exc: found.append(f"uncaught exception: {exc}")),
             ("requestfailed", lambda r: found.append(f"failed request: {r.url} ({r.failure})")),
@@ -297,7 +290,6 @@ def check_phone_and_print(visit: Visit) -> None:
         visit.problems += [f"wider than a phone's column: {w}"
                            for w in tab.evaluate(OVERFLOWING_MATH_JS)]
         for figure in tab.evaluate(FIGURE_WIDTHS_JS):
-            visit.fetched.add(figure["url"])
             px = smallest_text_px(svg_bytes(figure["url"]), figure["width"])
             if px < MIN_TEXT_PX:
                 visit.problems.append(f"figure text {px:.1f} px at 360 px: {figure['src']}")
@@ -466,7 +458,6 @@ def check_downloads(visit: Visit, page: str) -> None:
     tab = visit.page
     for link in tab.locator(".nb-download a[download]").all():
         name = link.get_attribute("href")
-        visit.fetched.add(link.evaluate("a => a.href"))
         with tab.expect_download() as info:
             link.click()
         path = info.value.path()
@@ -486,12 +477,7 @@ def check_downloads(visit: Visit, page: str) -> None:
 
 
 @pytest.mark.parametrize("page", PAGES)
-def test_page_in_a_real_browser(page, site, request, screenshots):
-    if screenshots is None and browser_runs.passed_before(page, site):
-        pytest.skip(f"{page}: passed before, and it and every file the browser fetched for it "
-                    f"are unchanged (.cache/browser-runs/; tests/browser_runs.py)")
-    # Asked for here, after the skip: when every page is unchanged, no Chromium starts for them.
-    reader, base_url = request.getfixturevalue("reader"), request.getfixturevalue("base_url")
+def test_page_in_a_real_browser(page, site, reader, base_url, screenshots):
     visit = reader.open(base_url + page_url_path(page))
     tab = visit.page
     check_images(visit)
@@ -543,8 +529,6 @@ def test_page_in_a_real_browser(page, site, request, screenshots):
     assert tab.evaluate("document.activeElement.dataset.mdComponent") == "search-query"
     if visit.problems:
         pytest.fail(f"{page}:\n" + "\n".join(visit.problems))
-    browser_runs.remember(page, site, {path for url in visit.fetched
-                                       if (path := browser_runs.site_path(url, base_url))})
 
 
 def search_for(tab, text: str) -> None:
@@ -566,8 +550,7 @@ def search_for(tab, text: str) -> None:
 
 def test_search_finds_every_page_by_its_title(reader, base_url):
     """In one tab, as one reader searching again and again: the words of each page's title list
-    that page (its title as its own page shows it, see :func:`search_terms`). Never skipped, as
-    the search index changes with every page's text (``tests/browser_runs.py``)."""
+    that page (its title as its own page shows it, see :func:`search_terms`)."""
     visit = reader.open(base_url)
     titles = visit.page.evaluate(PAGE_TITLES_JS, [base_url + page_url_path(p) for p in PAGES])
     missed = []

@@ -13,10 +13,9 @@ from scripts.hooks import build
 from scripts.markdown_model import ROOT
 
 #: Each list of build.py and the MkDocs event it serves.
-LISTS = {"STARTUP": "on_startup", "CONFIG": "on_config", "PRE_BUILD": "on_pre_build",
-         "FILES": "on_files", "PAGE_MARKDOWN": "on_page_markdown",
-         "PAGE_CONTENT": "on_page_content", "ENV": "on_env", "POST_BUILD": "on_post_build",
-         "BUILD_ERROR": "on_build_error"}
+LISTS = {"CONFIG": "on_config", "PRE_BUILD": "on_pre_build", "FILES": "on_files",
+         "PAGE_MARKDOWN": "on_page_markdown", "PAGE_CONTENT": "on_page_content",
+         "POST_BUILD": "on_post_build"}
 
 
 def step_functions() -> dict[str, set[str]]:
@@ -55,19 +54,3 @@ def test_every_step_of_every_module_runs_once_in_its_event():
     assert set(steps) <= set(LISTS.values()), f"events build.py does not handle: {set(steps)}"
     for event in LISTS.values():  # build.py answers every event it lists steps for
         assert callable(getattr(build, event))
-
-
-def test_templates_are_compiled_into_the_cache_folder(tmp_path):
-    """The Jinja environment gets a bytecode cache in .cache/jinja/ (scripts/hooks/templates.py):
-    a template compiled by one build is loaded, not compiled, by the next."""
-    from types import SimpleNamespace
-
-    from jinja2 import DictLoader, Environment
-
-    from scripts.hooks import templates
-
-    config = SimpleNamespace(config_file_path=str(tmp_path / "mkdocs.yml"))
-    env = templates.on_env(Environment(loader=DictLoader({"t.html": "{{ 6 * 7 }}"})),
-                           config=config, files=None)
-    assert env.get_template("t.html").render() == "42"
-    assert list((tmp_path / templates.CACHE_DIR).glob("__jinja2_*.cache")), "nothing cached"

@@ -1,11 +1,15 @@
-"""The Nu HTML checker's errors, sorted into the theme's and the site's (``scripts/html_check.py``;
-the checker itself runs in CI, ``.ci/run``, on the MkDocs build)."""
+"""The Nu HTML checker's errors, sorted into the theme's and the site's (``scripts/html_check.py``),
+and, as an audit (``python -m pytest -m audit``), the checker run on the run's build."""
 
 from __future__ import annotations
 
+import os
+import shutil
 from pathlib import Path
 
-from scripts.html_check import Message, messages
+import pytest
+
+from scripts.html_check import Message, check, ensure_checker, messages
 from scripts.markdown_model import ROOT
 
 
@@ -31,5 +35,22 @@ def test_the_checker_is_pinned_and_runs_in_ci():
     lock = (ROOT / ".ci" / "vnu" / "package-lock.json").read_text(encoding="utf-8")
     assert '"node_modules/vnu-jar"' in lock
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
-    assert "python -m scripts.html_check --site" in ci
+    assert "\npython -m pytest -m audit\n" in ci
     assert Path(".ci/vnu/node_modules/").as_posix() + "/" in (ROOT / ".gitignore").read_text()
+
+
+@pytest.mark.audit
+def test_the_nu_checker_finds_no_error_the_site_makes(site):
+    """Every HTML file of the build passes the W3C Nu HTML checker, but for the errors of
+    Material's own templates (``THEME_ERRORS``). Needs Java and npm: skipped without them, or
+    failed when ``REQUIRE_BROWSER`` is set, as in CI."""
+    missing = [tool for tool in ("java", "npm") if shutil.which(tool) is None]
+    if missing:
+        message = f"the Nu HTML checker needs {' and '.join(missing)} (apt-get install " \
+                  "default-jre-headless npm)"
+        if os.environ.get("REQUIRE_BROWSER"):
+            pytest.fail(message)
+        pytest.skip(message)
+    ensure_checker()
+    ours = [f"{m.file}:{m.line}: {m.text}" for m in check(site) if not m.theme_source()]
+    assert not ours, "\n".join(ours)

@@ -2,10 +2,10 @@
 
 Each notebook under ``docs/`` is a page of the site. The build's execute stage
 (``scripts/execute.py``) runs it before any page renders, and mkdocs-jupyter renders the executed
-copy (``execute: false``): a failing cell fails the build. A plain ``python -m pytest``
-executes every notebook once more in a fresh kernel and compares the copy with the build's,
-byte for byte (:func:`test_a_notebook_executed_again_gives_the_same_copy`), once per content of
-the notebook, its data, its kernel and the installed packages. ``python -m pytest --nbmake
+copy (``execute: false``): a failing cell fails the build. The audits (``python -m pytest -m
+audit``) execute every notebook once more in a kernel of its own and compare the copy with the
+build's, byte for byte (:func:`test_a_notebook_executed_again_gives_the_same_copy`).
+``python -m pytest --nbmake
 docs/notebooks`` runs them as tests of their own (nbmake, as the torch matrix does on each
 release). The tests here guard what those runs do not check.
 """
@@ -24,7 +24,7 @@ from scripts import execute
 from scripts.hooks import notebooks as hook
 from scripts.markdown_model import ROOT
 from scripts.site import build_site, nav_pages
-from tests.conftest import remember_passed
+from tests.built_pages import broken_links
 from tests.test_site import first_differences
 
 
@@ -160,7 +160,7 @@ def test_hook_finds_broken_links(tmp_path):
         '<a href="../data/gone.tsv">gone</a><a href="#nowhere">gone</a>'
         '<a href="https://example.com/">not checked</a><a href="/nb/">absolute</a></article>'
     )
-    problems = hook.broken_links(tmp_path, "nb/index.html")
+    problems = broken_links(tmp_path, "nb/index.html")
     assert [p.split(":")[0] for p in problems] == ["../data/gone.tsv", "#nowhere", "/nb/"]
 
 
@@ -194,32 +194,21 @@ def test_a_failing_cell_fails_the_execute_stage_naming_the_notebook(tmp_path):
     assert not (tmp_path / "out.ipynb").exists()
 
 
-#: The executed copies a fresh kernel has matched byte for byte: one empty file each, named by
-#: the copy's key (:func:`scripts.execute.notebook_key`). A fresh clone, as in CI, has none.
-RERUNS_DIR = ROOT / ".cache" / "notebook-reruns"
-
-
+@pytest.mark.audit
 @pytest.mark.parametrize("page", [p for p in nav_pages() if p.endswith(".ipynb")])
 def test_a_notebook_executed_again_gives_the_same_copy(page, site, tmp_path):
     """Executed once more, in a fresh kernel, a notebook gives the copy the site was built from,
     byte for byte: no cell prints the clock, an address or an unseeded random number, and the
     page stays the same from one build to the next (tests/test_site.py compares two builds,
-    which render the same executed copies). This is also where a plain ``python -m pytest``
-    executes each notebook. Remembered by the copy's key (:data:`RERUNS_DIR`): skipped, saying
-    so, while the notebook, its data, its kernel and the packages are unchanged."""
+    which render the same executed copies)."""
     source = ROOT / "docs" / page
     key = execute.notebook_key(source)
-    done = RERUNS_DIR / key
-    if done.is_file():
-        pytest.skip(f"{page}: executed again before with the same key and gave the same copy "
-                    f"(.cache/notebook-reruns/{key[:12]}…)")
     built = ROOT / execute.CACHE_DIR / key / page
     assert built.is_file(), f"{page}: the build left no executed copy at {built}"
     again = tmp_path / source.name
     execute.execute_notebook(source, again, key)
     first, second = built.read_bytes(), again.read_bytes()
     assert first == second, first_differences(first, second, page)
-    remember_passed(RERUNS_DIR, key)
 
 
 def test_a_notebook_page_is_dated_like_the_other_pages(site):

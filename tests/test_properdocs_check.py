@@ -1,5 +1,5 @@
-"""The comparison of the ProperDocs check (``python -m scripts.properdocs_check``), on small
-made-up sites. The check itself builds the site twice and runs in CI after ``pytest``."""
+"""The ProperDocs check: its comparison on small made-up sites, and, as an audit (``python -m
+pytest -m audit``), ProperDocs' build of this site compared with the run's MkDocs build."""
 
 from __future__ import annotations
 
@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from scripts.properdocs_check import compare_sites, internal_links, is_internal
+from scripts.markdown_model import ROOT
+from scripts.properdocs_check import build_problems, compare_sites, internal_links, is_internal
+from scripts.site import build_site, nav_pages
 
 PAGES = ["index.md", "guide.md"]
 NAMES = ("MkDocs", "ProperDocs")
@@ -98,3 +100,12 @@ def test_internal_links_reads_href_and_src():
     html = PAGE.format(generator="x")
     assert internal_links(html) == {"../assets/main.css", "../", "#setup",
                                     "../figures/guide/table-light.svg"}
+
+
+@pytest.mark.audit
+def test_properdocs_builds_the_same_site(site, tmp_path):
+    """ProperDocs, MkDocs' continuation, builds this site strictly into the same pages, links
+    and figures as the run's MkDocs build."""
+    proc = build_site(ROOT, tmp_path / "properdocs", "properdocs")
+    assert not build_problems("ProperDocs", proc)
+    assert compare_sites(site, tmp_path / "properdocs", nav_pages(), NAMES) == []

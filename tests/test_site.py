@@ -8,7 +8,6 @@ The build runs once per test run, shared by every worker (the ``site`` fixture i
 from __future__ import annotations
 
 import difflib
-import os
 import re
 from pathlib import Path
 from urllib.parse import urlparse
@@ -17,11 +16,10 @@ import material
 import pytest
 from bs4 import BeautifulSoup
 
-from scripts.hooks.notebooks import broken_links
 from scripts.markdown_model import ROOT
 from scripts.site import html_of, nav_pages
-from tests.built_pages import parsed
-from tests.conftest import IDENTICAL_BUILDS, build_problems, remember_passed, tree_digest
+from tests.built_pages import broken_links, parsed
+from tests.conftest import build_problems
 
 #: ``<link rel=…>`` values that make the browser fetch nothing.
 NON_FETCHING_RELS = {"canonical", "alternate", "author", "license", "me", "prev", "next", "search"}
@@ -155,6 +153,7 @@ def test_byte_identity_failure_shows_the_differing_lines():
     assert "first difference at 2" in first_differences(b"\x89PN\xff", b"\x89PX\xff", "f.png")
 
 
+@pytest.mark.audit
 def test_two_builds_of_the_same_sources_are_byte_identical(site, site_build, second_site_build):
     """A second strict build gives the same files, byte for byte: nothing depends on the clock,
     the order of a set or the process (the sitemap's dates come from the last commit, see
@@ -166,8 +165,8 @@ def test_two_builds_of_the_same_sources_are_byte_identical(site, site_build, sec
     notebook is executed again, and compared with its copy, by tests/test_notebooks.py; each
     figure is drawn again by tests/test_figures.py.
 
-    An output matched once is remembered (``IDENTICAL_BUILDS`` in tests/conftest.py): a later
-    run whose first build gives the same bytes again skips this test, saying so.
+    An audit (``python -m pytest -m audit``): both builds make the PDF, as the Pages workflow
+    does, the second from the PDF cache (``.cache/pdf/``) under the key the first gave it.
     """
     again = second_site_build
     assert again["returncode"] == 0, again["log"][-3000:]
@@ -189,32 +188,6 @@ def test_two_builds_of_the_same_sources_are_byte_identical(site, site_build, sec
     differ = [name for name in first if first[name] != second[name]]
     assert not differ, f"{len(differ)} files differ:\n" + "\n\n".join(
         first_differences(first[n], second[n], n) for n in differ[:10])
-    remember_passed(IDENTICAL_BUILDS, site_build["digest"])
-
-
-def test_a_build_is_known_by_every_byte_and_name_of_its_output(tmp_path):
-    """What the identity test remembers (``tree_digest``) changes with any file's bytes, name
-    or presence, so a later run skips the second build only for this very output."""
-    (tmp_path / "a").mkdir()
-    (tmp_path / "a" / "index.html").write_bytes(b"<p>1</p>")
-    (tmp_path / "b.svg").write_bytes(b"<svg/>")
-    seen = {tree_digest(tmp_path)}
-    assert tree_digest(tmp_path) in seen
-    (tmp_path / "b.svg").write_bytes(b"<svg />")
-    seen.add(tree_digest(tmp_path))
-    (tmp_path / "b.svg").rename(tmp_path / "c.svg")
-    seen.add(tree_digest(tmp_path))
-    (tmp_path / "a" / "empty").write_bytes(b"")
-    seen.add(tree_digest(tmp_path))
-    assert len(seen) == 4
-
-
-def test_the_most_recently_passed_keys_are_kept(tmp_path):
-    for n in range(5):
-        remember_passed(tmp_path, f"{n:064x}", kept=3)
-        os.utime(tmp_path / f"{n:064x}", ns=(n * 10**9, n * 10**9))
-    remember_passed(tmp_path, f"{1:064x}", kept=3)  # passed again: newest now
-    assert sorted(p.name for p in tmp_path.iterdir()) == [f"{n:064x}" for n in (1, 3, 4)]
 
 
 def test_notebook_pages_are_executed_light_and_downloadable(site):

@@ -1,11 +1,11 @@
-"""The whole site as one PDF (``scripts/hooks/site_pdf.py``): the session's build holds
-``embedding-executed.pdf``, opened here with pypdf.
+"""The whole site as one PDF (``scripts/site_pdf.py``): the audits' build (``python -m pytest -m
+audit``) holds ``embedding-executed.pdf``, opened here with pypdf.
 
 It has a sheet per nav page at least, an outline whose top level is every nav page's title in nav
 order, each title on the page's first sheet, a formula's characters, links that jump inside the
 document (the table of contents' to each page, and links between pages), and the light figures
 only. The step's pure functions (ids, links, figures, code tokens, dates, the stand-in PDF) are
-checked on small strings, without a build.
+checked on small strings, without a build, in the contributor's loop.
 
 Without Chromium, Playwright or pypdf the PDF checks are skipped, saying what to install; with
 ``REQUIRE_BROWSER=1`` (CI, ``.ci/run``) they fail instead.
@@ -21,11 +21,13 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from scripts.hooks import site_pdf
-from scripts.hooks.site_pdf import NavPage
+from scripts import site_pdf
+from scripts.hooks.site_pdf import PDF_NAME, STAND_IN, placeholder_pdf
 from scripts.site import BROWSER_INSTALL_HINT, html_of, nav_pages
+from scripts.site_pdf import NavPage
 from snippets.figure_style import THEMES
 from tests.built_pages import parsed
+from tests.conftest import build_problems
 
 try:
     from pypdf import PdfReader
@@ -54,7 +56,7 @@ def pdf(site):
         if os.environ.get("REQUIRE_BROWSER"):
             pytest.fail(message + " (REQUIRE_BROWSER is set, so this is a failure, not a skip)")
         pytest.skip(message)
-    return PdfReader(site / site_pdf.PDF_NAME)
+    return PdfReader(site / PDF_NAME)
 
 
 def titles(site: Path) -> list[str]:
@@ -75,6 +77,7 @@ def first_sheets(pdf, site) -> list[int]:
     return [pdf.get_destination_page_number(entry) for entry in top]
 
 
+@pytest.mark.audit
 def test_one_sheet_per_page_at_least_and_the_outline_in_nav_order(pdf, first_sheets):
     """Every page starts a sheet of its own, after the table of contents, in nav order."""
     assert len(pdf.pages) >= len(PAGES) + 1
@@ -83,11 +86,13 @@ def test_one_sheet_per_page_at_least_and_the_outline_in_nav_order(pdf, first_she
     assert first_sheets[-1] < len(pdf.pages)
 
 
+@pytest.mark.audit
 def test_each_page_title_is_on_its_first_sheet(pdf, site, first_sheets):
     for title, sheet in zip(titles(site), first_sheets, strict=True):
         assert plain(title) in plain(pdf.pages[sheet].extract_text()), (title, sheet)
 
 
+@pytest.mark.audit
 def test_a_formula_is_printed_as_text(pdf, site, first_sheets):
     """The first display formula of the differentiability page (MathML, rendered when the site
     builds) is text in the PDF, found between that page's first sheet and the next page's."""
@@ -129,6 +134,7 @@ def link_targets(pdf) -> list[tuple[int, int | str]]:
     return links
 
 
+@pytest.mark.audit
 def test_links_jump_inside_the_document(pdf, first_sheets):
     """The table of contents links every page's first sheet, in order; some link of a page jumps
     to another page; and no link opens the made-up address the document was printed from."""
@@ -149,6 +155,7 @@ def test_links_jump_inside_the_document(pdf, first_sheets):
 _COLOUR = re.compile(rb"(?<![\w.])([\d.]+) ([\d.]+) ([\d.]+) (?:rg|RG)\b")
 
 
+@pytest.mark.audit
 def test_only_light_figures_are_printed(pdf):
     """Every colour of the light figure palette (snippets/figure_style.py) is drawn somewhere in
     the PDF, and none of the dark palette's."""
@@ -269,7 +276,7 @@ def test_node_ids_become_their_ranks_in_order():
 
 
 def test_the_stand_in_pdf_is_well_formed():
-    data = site_pdf.placeholder_pdf(["made by (mkdocs build)"])
+    data = placeholder_pdf(["made by (mkdocs build)"])
     xref = int(data.rsplit(b"startxref\n", 1)[1].split()[0])
     assert data[xref:].startswith(b"xref\n0 6\n")
     offsets = [int(line.split()[0]) for line in data[xref:].splitlines()[3:8]]
@@ -278,14 +285,31 @@ def test_the_stand_in_pdf_is_well_formed():
     assert b"(made by \\(mkdocs build\\)) '" in data
 
 
-def test_without_a_browser_the_build_says_so_at_info(monkeypatch, caplog):
-    """No Chromium: no warning (the strict build passes) but one INFO line saying why, and the
-    stand-in PDF the site gets says it too; under ``mkdocs serve`` it says how to get the PDF."""
-    why = "it needs Chromium at /usr/bin/chromium"
-    monkeypatch.setattr(site_pdf._Build, "command", "build")
-    monkeypatch.setattr(site_pdf._Build, "skipped", why)
-    with caplog.at_level("INFO", logger="mkdocs.hooks.site_pdf"):
-        site_pdf.on_post_build(config=None)
-    assert [(r.levelname, why in r.getMessage()) for r in caplog.records] == [("INFO", True)]
-    assert why in " ".join(site_pdf.stand_in_lines("build", why))
-    assert "mkdocs build" in " ".join(site_pdf.stand_in_lines("serve", None))
+@pytest.mark.audit
+def test_the_audited_build_is_clean_and_holds_the_pdf(site_build):
+    """The audits' build: strict with a clean log, as the contributor's, then printed
+    (``python -m scripts.site_pdf``). When it fails, this is the one audit that says why; the
+    others are skipped, pointing here."""
+    assert not build_problems(site_build), "\n".join(build_problems(site_build))
+    assert (Path(site_build["folder"]) / PDF_NAME).read_bytes() != placeholder_pdf(STAND_IN)
+
+
+def test_a_build_holds_the_stand_in_and_the_script_prints_the_pdf_over_it(site, tmp_path):
+    """The contributor's build holds the stand-in (the home page's link validates), which says
+    how the PDF is made; the script fails, saying why, on a site it cannot print."""
+    assert (site / PDF_NAME).read_bytes() == placeholder_pdf(STAND_IN)
+    assert "python -m scripts.site_pdf" in " ".join(STAND_IN)
+    with pytest.raises(ValueError, match="nav page index.md was not built"):
+        site_pdf.make_pdf(tmp_path)
+    (tmp_path / "index.html").write_text("<html><body><p>no article</p></body></html>")
+    with pytest.raises(ValueError, match="no <h1>"):
+        site_pdf.make_pdf(tmp_path)
+
+
+def test_a_page_s_own_content_is_cut_from_its_built_page():
+    built = ('<html><article class="md-content__inner"><a class="md-content__button">edit</a>'
+             '<h1 id="t">T</h1><p>body</p><aside class="md-source-file">Last update</aside>'
+             "</article></html>")
+    assert site_pdf.page_content(built) == '<h1 id="t">T</h1><p>body</p>'
+    assert site_pdf.page_content(built.replace('<aside class="md-source-file">Last update'
+                                               "</aside>", "")) == '<h1 id="t">T</h1><p>body</p>'

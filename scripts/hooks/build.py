@@ -33,21 +33,17 @@ from scripts.hooks import (  # noqa: E402
     search_exclude,
     site_pdf,
     source_links,
-    templates,
     torch_matrix,
 )
 
-#: ``on_startup``: once per ``mkdocs`` command, before its first build.
-STARTUP = [site_pdf.on_startup]  # the command: ``mkdocs serve`` makes no PDF
 #: ``on_config``: settings read before anything is built.
 CONFIG = [
     reproducible.on_config,  # SOURCE_DATE_EPOCH, before MkDocs dates any page
     torch_matrix.on_config,  # the torch matrix's record and the claim register, read once
 ]
-#: ``on_pre_build``: the execute stage, then per-build state starts empty.
+#: ``on_pre_build``: the execute stage.
 PRE_BUILD = [
     execute_stage.on_pre_build,  # stale figures drawn, notebooks executed: before any page renders
-    notebooks.on_pre_build,  # no notebook page built yet (the link check's list)
 ]
 #: ``on_files``: files produced by code join the site. Runs before the plugins' ``on_files``
 #: (see :func:`on_files`): mkdocs-jupyter's must find the notebook pages already pointing at
@@ -56,7 +52,7 @@ FILES = [
     execute_stage.on_files,  # notebook pages read their executed copies; downloads added
     figures.on_files,  # every figure's SVG, as the execute stage stored it
     article_notebooks.on_files,  # each article's notebook (and zip) for download
-    site_pdf.on_files,  # the whole site's PDF, a stand-in until it is printed (links validate)
+    site_pdf.on_files,  # a stand-in for the whole site's PDF (python -m scripts.site_pdf)
 ]
 #: ``on_page_markdown``: what a page shows beside its Markdown.
 PAGE_MARKDOWN = [
@@ -75,26 +71,11 @@ PAGE_CONTENT = [
     source_links.on_page_content,  # snippet titles link to their file: reads the title as text,
     # so it comes after the steps that read a block's opening tag
 ]
-#: ``on_env``: every page is rendered; files are not yet copied into the site.
-ENV = [
-    templates.on_env,  # compiled templates kept in .cache/jinja, before any page is written
-    site_pdf.on_env,  # the print document of every page: Chromium prints it from now on
-]
-#: ``on_build_error``: a failed build cleans up after itself.
-BUILD_ERROR = [execute_stage.on_build_error]  # its temporary folder of executed notebooks
-#: ``on_post_build``: checks of the built site, and caches pruned.
+#: ``on_post_build``: caches pruned.
 POST_BUILD = [
     figures.on_post_build,  # cached figures this build did not use are deleted
     execute_stage.on_post_build,  # likewise for executed notebooks
-    notebooks.on_post_build,  # every link of a notebook page resolves (a warning otherwise)
-    site_pdf.on_post_build,  # last: waits for Chromium's PDF, which printed while the steps above
-    # (and MkDocs' writing of the pages) ran, and writes it over its stand-in
 ]
-
-
-def on_startup(*, command, dirty) -> None:
-    for step in STARTUP:
-        step(command=command, dirty=dirty)
 
 
 def on_config(config):
@@ -127,17 +108,6 @@ def on_page_content(html: str, *, page, config, files) -> str:
     for step in PAGE_CONTENT:
         html = step(html, page=page, config=config, files=files)
     return html
-
-
-def on_build_error(*, error) -> None:
-    for step in BUILD_ERROR:
-        step(error=error)
-
-
-def on_env(env, *, config, files):
-    for step in ENV:
-        env = step(env, config=config, files=files) or env
-    return env
 
 
 def on_post_build(*, config) -> None:

@@ -8,9 +8,7 @@ that file without running it (``execute: false`` in ``mkdocs.yml``). So:
   before any page is rendered; a
   failing cell fails the build, naming the notebook and the cell (a failing figure, naming the
   module and the function). ``figures.py`` adds the figures to the site's files. The executed
-  copies live in ``.cache/executed/`` (with ``NOTEBOOK_CACHE=off`` in the environment, in a
-  temporary folder instead, every notebook executed whatever is cached: the test that two builds
-  are byte-identical uses it).
+  copies live in ``.cache/executed/``.
 * ``on_files`` points each notebook page at its executed copy (a ``File`` with the same
   ``src_uri``, so its URL, its place in ``nav`` and its edit link are the committed notebook's)
   and adds the committed notebook, without outputs, as the download beside the page
@@ -23,18 +21,15 @@ that file without running it (``execute: false`` in ``mkdocs.yml``). So:
   plugin excludes notebooks in ``mkdocs.yml``: it would ask git about the executed copy, which git
   does not track).
 * ``on_post_build`` deletes executed copies and article downloads that no build has used for an
-  hour (:func:`scripts.execute.prune`), and the temporary folder; ``on_build_error`` deletes
-  the temporary folder of a build that failed.
+  hour (:func:`scripts.execute.prune`).
 """
 
 from __future__ import annotations
 
 import logging
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -60,20 +55,13 @@ class _Build:
     root: Path = Path(_PROJECT)
     #: ``notebooks/<name>.ipynb`` -> the folder its executed copy sits under.
     copies: dict[str, Path] = {}
-    temporary: Path | None = None
-
-
-def _cache_off() -> bool:
-    return os.environ.get("NOTEBOOK_CACHE") == "off"
 
 
 def on_pre_build(*, config: MkDocsConfig) -> None:
     """Run the execute stage (MkDocs event). Raises ``PluginError`` when a notebook fails."""
     _Build.root = Path(config.config_file_path).resolve().parent
-    if _cache_off():
-        _Build.temporary = Path(tempfile.mkdtemp(prefix="executed-"))
     try:
-        copies = execute.run(_Build.root, _Build.temporary, Path(config.docs_dir),
+        copies = execute.run(_Build.root, None, Path(config.docs_dir),
                              tuple(article_notebooks.articles(config.nav or [])),
                              config.site_url or "/")
     except execute.NotebookFailed as error:
@@ -133,18 +121,8 @@ def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, files: 
     return markdown
 
 
-def on_build_error(*, error: Exception) -> None:
-    """Delete the temporary folder of executed copies of a failed build (MkDocs event)."""
-    if _Build.temporary is not None:
-        shutil.rmtree(_Build.temporary, ignore_errors=True)
-        _Build.temporary = None
-
-
 def on_post_build(*, config: MkDocsConfig) -> None:
     """Delete executed copies and article downloads that no page uses any more (MkDocs event)."""
-    if _Build.temporary is not None:
-        shutil.rmtree(_Build.temporary, ignore_errors=True)
-        _Build.temporary = None
-    else:
-        execute.prune(_Build.root / execute.CACHE_DIR, set(_Build.copies.values()))
+    folder = _Build.root / execute.CACHE_DIR
+    execute.prune(folder, {*_Build.copies.values(), folder / "rendered"})  # mkdocs-jupyter's
     execute.prune(_Build.root / execute.ARTICLES_DIR, set(article_notebooks.MADE.values()))

@@ -13,20 +13,23 @@ A page shows a figure with Material's palette suffixes::
 
 Timing. The execute stage (``scripts/execute.py``), before any page renders, calls
 :func:`draw_stale`: it reads each figure module's ``__all__`` from its source (``ast``, nothing
-imported) and hands the modules not in the cache to a pool of worker processes, one module per
+imported) and hands the modules not yet drawn to a pool of worker processes, one module per
 task, one worker per core, while the notebooks run in their kernels. The workers fork from a
 server process that has already imported what the figure modules import (torch, matplotlib), so
 that cost is paid once, and the pool outlives a build, so ``mkdocs serve`` redraws an edited
 module without starting one. Rendering only reads: ``on_files`` adds every stored SVG to the
-site's files.
+site's files, by path.
 
-Cache. A module's SVGs are stored in ``.cache/figures/<key>.json`` (gitignored) and reused by any
-later build, ``mkdocs build`` or ``mkdocs serve``, whose key is the same. The key is the sha256
-of the module's source, of every other file under ``snippets/`` except the other pages' figure
-modules (helpers, snippets and data files a figure can read), and of the Python version and
-installed package versions (:func:`environment_fingerprint`). So editing a page redraws
-nothing, editing one figure module redraws that module's figures, and editing a helper, a snippet
-or a data file, or upgrading a package, redraws them all. ``rm -rf .cache`` forgets everything.
+Cache. A module's SVGs are stored as files,
+``.cache/figures/<key>/figures/<page>/<name>-<theme>.svg`` (gitignored), and reused by any
+later build, ``mkdocs build`` or ``mkdocs serve``, whose key is the same; the site's files point
+at them, so nothing is read back into memory. The key is the sha256 of the module's source, of
+every other file under ``snippets/`` except the other pages' figure modules (helpers, snippets
+and data files a figure can read), and of the Python version and installed package versions
+(:func:`environment_fingerprint`). So editing a page redraws nothing, editing one figure module
+redraws that module's figures, and editing a helper, a snippet or a data file, or upgrading a
+package, redraws them all. The modules are planned and keyed once per build, by
+:func:`draw_stale`. ``rm -rf .cache`` forgets everything.
 
 A figure module that fails to import or draw aborts the build with a ``PluginError`` naming the
 module and the function; so does an ``__all__`` that is missing or not a list of names.
@@ -37,11 +40,10 @@ from __future__ import annotations
 import ast
 import hashlib
 import importlib
-import importlib.metadata
-import json
 import logging
 import multiprocessing
 import os
+import shutil
 import sys
 import threading
 from concurrent.futures import ProcessPoolExecutor
@@ -85,10 +87,6 @@ class ScriptPlan:
     def paths(self, themes: list[str]) -> list[str]:
         """The site paths of this module's figures, ``figures/<page>/<name>-<theme>.svg``."""
         return [f"figures/{self.page}/{n}-{t}.svg" for n in self.names for t in themes]
-
-
-def _repo_root(config: MkDocsConfig) -> Path:
-    return Path(config.config_file_path).resolve().parent
 
 
 def page_slug(package: str) -> str:
@@ -239,22 +237,17 @@ def draw_script(root: str, package: str, rel: str, names: list[str]) -> dict[str
 # --- the on-disk cache ------------------------------------------------------------------------
 
 
-def cache_read(folder: Path, key: str) -> dict[str, bytes] | None:
-    """The SVGs stored under ``key`` in ``folder`` (``{site path: SVG bytes}``), or None."""
+def store(folder: Path, svgs: dict[str, bytes]) -> None:
+    """Write ``svgs`` (site path -> SVG bytes) under ``folder`` (``.cache/figures/<key>``), all at
+    once: a concurrent build sees the whole folder or none of it."""
+    tmp = folder.with_name(f".{folder.name}.{os.getpid()}.tmp")
+    for uri, svg in svgs.items():
+        (tmp / uri).parent.mkdir(parents=True, exist_ok=True)
+        (tmp / uri).write_bytes(svg)
     try:
-        stored = json.loads((folder / f"{key}.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return {uri: svg.encode("utf-8") for uri, svg in stored.items()}
-
-
-def cache_write(folder: Path, key: str, svgs: dict[str, bytes]) -> None:
-    """Store ``svgs`` under ``key`` in ``folder``, atomically (a concurrent build never reads
-    half a file)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    tmp = folder / f".{key}.{os.getpid()}.tmp"
-    tmp.write_text(json.dumps({u: s.decode("utf-8") for u, s in svgs.items()}), encoding="utf-8")
-    os.replace(tmp, folder / f"{key}.json")
+        os.replace(tmp, folder)
+    except OSError:  # a concurrent build stored the same key first
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 # --- drawing what is stale (the execute stage) -------------------------------------------------
@@ -329,11 +322,11 @@ def draw_stale(root: Path) -> list[ScriptPlan]:
     draws other files than its ``__all__`` and the themes promise.
     """
     plans = plan_figures(root)
-    if not plans:  # a project without figures need not have snippets/figure_style.py
-        return plans
-    folder, themes = root / CACHE_DIR, _theme_names(root)
-    todo = [plan for plan in plans
-            if sorted(cache_read(folder, plan.key) or {}) != sorted(plan.paths(themes))]
+    folder = root / CACHE_DIR
+    # A project without figures need not have snippets/figure_style.py.
+    themes = _theme_names(root) if plans else []
+    _Build.plans, _Build.themes, _Build.folder = plans, themes, folder
+    todo = [plan for plan in plans if not (folder / plan.key).is_dir()]
     if not todo:
         return plans
     log.info("figures: drawing %d module(s) (%d from the cache): %s", len(todo),
@@ -358,7 +351,7 @@ def draw_stale(root: Path) -> list[ScriptPlan]:
                 f"{sorted(plan.paths(themes))} (are its themes the ones in "
                 "snippets/figure_style.py?)"
             )
-        cache_write(folder, plan.key, result)
+        store(folder / plan.key, result)
     return plans
 
 
@@ -366,35 +359,34 @@ def draw_stale(root: Path) -> list[ScriptPlan]:
 
 
 class _Build:
-    """The cache entries the current build uses."""
+    """What :func:`draw_stale` planned for the current build."""
 
-    used: set[str] = set()
+    plans: list[ScriptPlan] = []
+    themes: list[str] = []
     folder: Path | None = None
 
 
 def on_files(files: Files, *, config: MkDocsConfig) -> Files:
     """Add every figure, as the execute stage stored it, to the site's files (MkDocs event).
     Raises ``PluginError`` for a figure the stage has not drawn."""
-    root = _repo_root(config)
-    _Build.folder = root / CACHE_DIR
-    plans = plan_figures(root)
-    _Build.used = {p.key for p in plans}
-    for plan in plans:
-        svgs = cache_read(_Build.folder, plan.key)
-        if svgs is None:
-            raise PluginError(f"figure script {plan.rel}: not drawn (the execute stage, "
-                              "python -m scripts.execute, draws it)")
-        for uri, svg in sorted(svgs.items()):
-            files.append(File.generated(config, uri, content=svg))
+    # The plans of draw_stale, which the execute stage imports by name; MkDocs may have loaded
+    # this file a second time, by path (a test's project names it under ``hooks:``).
+    build = importlib.import_module(WORKER_MODULE)._Build
+    for plan in build.plans:
+        drawn = build.folder / plan.key
+        for uri in plan.paths(build.themes):
+            if not (drawn / uri).is_file():
+                raise PluginError(f"figure script {plan.rel}: not drawn (the execute stage, "
+                                  "python -m scripts.execute, draws it)")
+            files.append(File(uri, str(drawn), config.site_dir, config.use_directory_urls))
     return files
 
 
 def on_post_build(*, config: MkDocsConfig) -> None:
-    """Delete cached figures that this build did not use: older versions of edited modules
+    """Delete drawn figures that this build did not use: older versions of edited modules
     (MkDocs event)."""
-    folder = _Build.folder
-    if folder is None or not folder.is_dir():
-        return
-    for path in folder.glob("*.json"):
-        if path.stem not in _Build.used:
-            path.unlink(missing_ok=True)
+    build = importlib.import_module(WORKER_MODULE)._Build
+    used, folder = {plan.key for plan in build.plans}, build.folder
+    for path in folder.iterdir() if folder is not None and folder.is_dir() else []:
+        if path.name not in used and not path.name.startswith("."):
+            shutil.rmtree(path, ignore_errors=True)

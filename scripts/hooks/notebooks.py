@@ -22,10 +22,9 @@ For every page whose source is an ``.ipynb`` this hook:
   folder beside it;
 * takes the page's meta description from the notebook's ``metadata.description``, if set.
 
-After the build it checks every relative ``href`` and ``src`` of every notebook page, download
-links included: the target must exist in the built site and, for ``#fragment`` links, hold that
-``id``. A miss is logged as a warning, which ``strict: true`` turns into a failed build (MkDocs'
-own link validation only sees Markdown pages).
+MkDocs' own link validation only sees Markdown pages: ``tests/test_site.py`` checks every
+relative link of every built page, notebook pages and their download links included
+(``tests/built_pages.py``).
 """
 
 from __future__ import annotations
@@ -33,13 +32,9 @@ from __future__ import annotations
 import functools
 import html as html_module
 import json
-import logging
 import posixpath
-import re
 import sys
-from html import unescape
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
 
 from bs4 import BeautifulSoup
 from mkdocs.config.defaults import MkDocsConfig
@@ -51,11 +46,6 @@ _PROJECT = str(Path(__file__).resolve().parents[2])
 if _PROJECT not in sys.path:
     sys.path.insert(0, _PROJECT)  # a test loads this file alone, by path
 from scripts.hooks.page_facts import add_fact  # noqa: E402
-
-log = logging.getLogger("mkdocs.hooks.notebooks")
-
-#: Paths in the site (``notebooks/x/index.html``) of the notebook pages built, for the link check.
-_NOTEBOOK_PAGES: list[str] = []
 
 
 def _is_notebook(page: Page) -> bool:
@@ -180,7 +170,6 @@ def on_page_content(html: str, *, page: Page, config: MkDocsConfig, files: Files
     metadata = json.loads(Path(page.file.abs_src_path).read_text(encoding="utf-8"))["metadata"]
     if metadata.get("description"):
         page.meta["description"] = metadata["description"]
-    _NOTEBOOK_PAGES.append(Path(page.file.abs_dest_path).relative_to(config.site_dir).as_posix())
     return notebook_page(html, page.file.src_uri, data, toc_ids(page.toc))
 
 
@@ -195,67 +184,3 @@ def toc_ids(toc) -> tuple[str, ...]:
 
     walk(toc)
     return tuple(found)
-
-
-def on_pre_build(config: MkDocsConfig) -> None:
-    """Forget the pages of a previous build; ``mkdocs serve`` rebuilds (MkDocs event)."""
-    _NOTEBOOK_PAGES.clear()
-
-
-#: An ``id`` attribute as the site's HTML writes it (MkDocs, Markdown and Material's templates
-#: always quote attribute values with ``"``; a quote inside code text is escaped as ``&quot;``).
-_ID = re.compile(r'\sid="([^"]*)"')
-
-
-def _ids(path: Path, cache: dict[Path, set[str]]) -> set[str]:
-    """The ``id`` values of the built page ``path`` (a pattern, not a parse: a whole page's parse
-    took longer than the rest of the check)."""
-    if path not in cache:
-        cache[path] = set(_ID.findall(path.read_text(encoding="utf-8")))
-    return cache[path]
-
-
-#: A link or source attribute, quoted as in :data:`_ID`.
-_URL_ATTR = {name: re.compile(rf'\s{name}="([^"]*)"') for name in ("href", "src")}
-
-
-def broken_links(site_dir: Path, page_dest: str, whole_page: bool = False) -> list[str]:
-    """Relative links and sources of the built page ``page_dest`` whose target is missing.
-
-    ``page_dest`` is the page's path in ``site_dir`` (``notebooks/x/index.html``). Only the
-    ``<article>`` is checked (the whole page when it has none, or with ``whole_page``: the
-    navigation and table of contents too): its ``href`` values, then its ``src`` values, read
-    with patterns (see :data:`_ID`). Returns one ``"url: why"`` string per
-    broken link. Links with a scheme (``https:``) are not checked; absolute paths (``/x/``) are
-    reported.
-    """
-    page_path = site_dir / page_dest
-    text = page_path.read_text(encoding="utf-8")
-    start, end = text.find("<article"), text.rfind("</article>")
-    article = text[start:end] if 0 <= start < end and not whole_page else text
-    problems: list[str] = []
-    cache: dict[Path, set[str]] = {}
-    urls = [unescape(u) for name in ("href", "src") for u in _URL_ATTR[name].findall(article)]
-    for url in urls:
-        parts = urlsplit(url)
-        if parts.scheme or parts.netloc:
-            continue
-        if url.startswith("/"):
-            problems.append(f"{url}: absolute path (breaks under a site_url with a path)")
-            continue
-        target = (page_path.parent / unquote(parts.path)).resolve() if parts.path else page_path
-        if target.is_dir():
-            target = target / "index.html"
-        if not target.is_file():
-            problems.append(f"{url}: no such file in the site")
-        elif parts.fragment and target.suffix == ".html":
-            if parts.fragment not in _ids(target, cache):
-                problems.append(f"{url}: no element with id {parts.fragment!r}")
-    return problems
-
-
-def on_post_build(config: MkDocsConfig) -> None:
-    """Warn (a failed build under ``strict``) on each broken link of a notebook page."""
-    for dest in _NOTEBOOK_PAGES:  # the whole page: its table of contents is mkdocs-jupyter's
-        for problem in broken_links(Path(config.site_dir), dest, whole_page=True):
-            log.warning("notebook page %s: broken link %s", dest, problem)
