@@ -106,9 +106,9 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
     if str(code) not in sys.path:
         sys.path.insert(0, str(code))
     from scripts.claim_register import claims_on_pages, proofs_in_sources
-    from scripts.torch_matrix import RECORD, ROOT, load_record
+    from scripts.matrix_record import RECORD, load_record
 
-    _record = load_record(_root / RECORD.relative_to(ROOT))
+    _record = load_record(_root / RECORD.relative_to(code))
     proofs = proofs_in_sources(_root)
     _claim_tests = {}
     for claim, places in claims_on_pages(_root).items():
@@ -172,9 +172,9 @@ def _record_ids() -> list[str]:
 
 def outcome(check: Check, tests: dict[str, dict]) -> dict | None:
     """The recorded outcome of ``check`` in one release's ``tests``, or ``None`` when the record
-    has no run of the check as it is today (:func:`scripts.torch_matrix.recorded`; a notebook's
+    has no run of the check as it is today (:func:`scripts.matrix_record.recorded`; a notebook's
     check, id ending in ``::``, is the nbmake test of that file)."""
-    from scripts.torch_matrix import recorded
+    from scripts.matrix_record import recorded
 
     return recorded(check.test_id, check.fingerprint, tests)
 
