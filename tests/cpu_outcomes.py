@@ -12,10 +12,10 @@ assert that it is one of these two outcomes, and never anything else.
 from __future__ import annotations
 
 import platform
-import re
-from pathlib import Path
 
 import torch
+
+from scripts.torch_matrix import cpu_flags
 
 #: /proc/cpuinfo flags of x86 instructions that compute bfloat16 with subnormals as zero.
 X86_BF16_FLAGS = frozenset({"avx512_bf16", "amx_bf16", "avx_ne_convert"})
@@ -54,11 +54,9 @@ def kept_or_flushed(out: torch.Tensor, ref: torch.Tensor) -> str:
                          f"exact:\n{ref}")
 
 
-def x86_cpu_flags() -> frozenset[str] | None:
-    """The flags of this machine's first CPU in ``/proc/cpuinfo`` (Linux on x86), or ``None``
-    where there is no such file or the machine is not x86."""
-    path = Path("/proc/cpuinfo")
-    if platform.machine().lower() not in ("x86_64", "amd64") or not path.exists():
+def x86_cpu_flags() -> set[str] | None:
+    """The CPU flags of this machine (:func:`scripts.torch_matrix.cpu_flags`, read from
+    ``/proc/cpuinfo``) where it is x86 Linux, else ``None``."""
+    if platform.machine().lower() not in ("x86_64", "amd64"):
         return None
-    found = re.search(r"^flags\s*:\s*(.*)$", path.read_text(), re.MULTILINE)
-    return frozenset(found.group(1).split()) if found else None
+    return cpu_flags() or None
