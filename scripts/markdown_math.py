@@ -1,9 +1,11 @@
 """Math written in LaTeX, rendered to MathML as each page's Markdown is converted.
 
-Pages write block math in a ```` ```math ```` fence and inline math as `` `#!math x^2` ``
-(a pymdownx.superfences custom fence and a pymdownx.inlinehilite custom inline, both declared in
-``mkdocs.yml`` with this module's formatters, so any engine that runs those Markdown extensions
-renders the math: MkDocs, ProperDocs, Zensical). The LaTeX is
+Pages write block math in a ```` ```math ```` fence and inline math as `` `#!math x^2` ``.
+This module is a Markdown extension (``mkdocs.yml`` lists it as ``scripts.markdown_math``, after
+pymdownx.superfences and pymdownx.inlinehilite): it adds ``math`` to those two extensions as a
+custom fence and a custom inline, as their own ``custom_fences`` and ``custom_inline`` settings
+would, so that ``mkdocs.yml`` names no Python object and runs no code while it is read. Any engine
+that loads Markdown extensions by name renders the math: MkDocs, ProperDocs, Zensical. The LaTeX is
 converted by latex2mathml into ``<math>`` elements that browsers render natively (MathML Core),
 so no script and no CDN is needed and a page makes no third-party request for its math.
 
@@ -24,8 +26,9 @@ import re
 from xml.etree import ElementTree as etree
 
 from latex2mathml.converter import convert
-from pymdownx.inlinehilite import InlineHiliteException
-from pymdownx.superfences import SuperFencesException
+from markdown import Extension, Markdown
+from pymdownx.inlinehilite import InlineHiliteException, InlineHilitePattern
+from pymdownx.superfences import SuperFencesCodeExtension, SuperFencesException, default_validator
 
 #: The optional spacing after a line break, ``[4pt]`` in ``\\[4pt]``.
 _SPACING = re.compile(r"\s*\[[^\]]*\]")
@@ -91,3 +94,34 @@ def math_inline(source: str, language: str, class_name: str, md) -> etree.Elemen
     el = etree.Element("span", {"class": "arithmatex"})
     el.text = md.htmlStash.store(_to_mathml(source, "inline"))
     return el
+
+
+def _math_fence(src: str, language: str, options, md, **kwargs) -> str:
+    return math_block(src, language, "arithmatex", options, md)
+
+
+def _math_span(src: str, language: str, md) -> etree.Element:
+    return math_inline(src, language, "arithmatex", md)
+
+
+class MathExtension(Extension):
+    """Adds the ``math`` fence and the ``#!math`` inline to pymdownx.superfences and
+    pymdownx.inlinehilite, through their ``extend_super_fences`` and ``extend_custom_inline``.
+
+    Raises ``ValueError`` when either extension is not loaded before this one (list
+    ``scripts.markdown_math`` after them under ``markdown_extensions``).
+    """
+
+    def extendMarkdown(self, md: Markdown) -> None:  # noqa: N802 - Python-Markdown's name
+        fences = [e for e in md.registeredExtensions if isinstance(e, SuperFencesCodeExtension)]
+        spans = md.inlinePatterns["backtick"] if "backtick" in md.inlinePatterns else None
+        if not fences or not isinstance(spans, InlineHilitePattern):
+            raise ValueError("scripts.markdown_math must come after pymdownx.superfences and "
+                             "pymdownx.inlinehilite in markdown_extensions")
+        fences[0].extend_super_fences("math", _math_fence, default_validator, None)
+        spans.extend_custom_inline("math", _math_span)
+
+
+def makeExtension(**kwargs) -> MathExtension:  # noqa: N802 - Python-Markdown's name
+    """The extension, as Python-Markdown loads it by module name (``scripts.markdown_math``)."""
+    return MathExtension(**kwargs)

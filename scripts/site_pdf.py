@@ -388,13 +388,6 @@ def print_pdf(document: str, resources: dict[str, bytes]) -> tuple[bytes, list[s
 # --- reading the built site -----------------------------------------------------------------
 
 
-class _IgnorePythonTags(yaml.SafeLoader):
-    """Reads mkdocs.yml without importing what its ``!!python/name:`` tags name."""
-
-
-_IgnorePythonTags.add_multi_constructor("tag:yaml.org,2002:python/", lambda *_: None)
-
-
 def page_content(page_html: str) -> str:
     """What a built page holds of its own: from its ``<h1>`` (Material writes one from the
     page's title when the content has none, as for notebook pages) to Material's "Last update"
@@ -461,7 +454,7 @@ def make_pdf(site: Path, root: Path = ROOT) -> str:
     (from ``.cache/pdf/`` when the same document was printed before); return a line saying how.
     Raises ``ValueError`` as :func:`assemble` does, or when Chromium asked for a file the
     document does not name, and Playwright's errors when printing fails."""
-    config = yaml.load((root / "mkdocs.yml").read_text(), Loader=_IgnorePythonTags)  # noqa: S506
+    config = yaml.safe_load((root / "mkdocs.yml").read_text())
     document, resources = assemble(site, config)
     target = root / CACHE_DIR / f"{cache_key(document, resources, chromium_identity())}.pdf"
     said = f"{PDF_NAME}: the same document was printed before (.cache/pdf/)"

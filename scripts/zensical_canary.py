@@ -8,7 +8,7 @@ Usage (from the repository root)::
 Zensical (https://zensical.org/) is the Material team's successor to MkDocs. It reads
 ``mkdocs.yml`` and runs Python-Markdown extensions, but no MkDocs hooks or plugins: no
 mkdocs-jupyter, and nothing of ``scripts/hooks/``. Given the files the execute stage makes, it
-shows the figures, and the math (a Markdown formatter, ``scripts/markdown_math.py``), but builds
+shows the figures, and the math (a Markdown extension, ``scripts/markdown_math.py``), but builds
 no notebook page and none of the lines the hooks add, and says "No issues found". This canary
 makes that visible, page by page, so the day a release renders them is seen too.
 
@@ -176,7 +176,7 @@ def build_with_zensical(command: Path, workdir: Path) -> tuple[Path, str]:
             project.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, project / name)
     add_executed_outputs(project / "docs")
-    # The copy's own code on Python's path: mkdocs.yml names its math formatters by module.
+    # The copy's own code on Python's path: mkdocs.yml lists its math extension by module.
     env = {**os.environ, "PYTHONPATH": str(project)}
     proc = subprocess.run([str(command), "build", "-f", "mkdocs.yml"], cwd=project, env=env,
                           capture_output=True, text=True, timeout=600, check=True)

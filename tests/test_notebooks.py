@@ -90,18 +90,11 @@ def test_every_notebook_is_a_page_of_the_site():
     assert [nb for nb in IDS if not nb.startswith("docs/")] == [], "a notebook outside docs/"
 
 
-class _IgnorePythonTags(yaml.SafeLoader):
-    """Reads mkdocs.yml without importing what its ``!!python/name:`` tags name."""
-
-
-_IgnorePythonTags.add_multi_constructor("tag:yaml.org,2002:python/", lambda *_: None)
-
-
 def test_a_failing_cell_fails_the_site_build(tmp_path):
     """The site's own mkdocs-jupyter settings and notebook steps turn a failing cell into a failed
     build that names the error (a minimal project, so the test takes seconds, not a full build).
     mkdocs-jupyter only renders: the build's execute stage runs the notebook."""
-    config = yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=_IgnorePythonTags)  # noqa: S506
+    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text())
     jupyter = next(p["mkdocs-jupyter"] for p in config["plugins"] if isinstance(p, dict)
                    and "mkdocs-jupyter" in p)
     assert jupyter["execute"] is False and jupyter["include"] == ["*.ipynb"]

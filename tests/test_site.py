@@ -14,6 +14,7 @@ from urllib.parse import urlparse
 
 import material
 import pytest
+import yaml
 from bs4 import BeautifulSoup
 
 from scripts.markdown_model import ROOT
@@ -305,34 +306,38 @@ def test_a_formula_breaks_into_lines_at_top_level_double_backslashes():
     assert 'aria-label="a = 1 \\\\ b = 2"' in block
 
 
+def test_mkdocs_yml_runs_no_code_while_it_is_read():
+    """YAML's safe loader reads mkdocs.yml: it holds no ``!!python/…`` tag, which would import a
+    module (and so run its code) while the file is parsed."""
+    assert yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))["site_name"]
+
+
+def _site_markdown(names: list[str] | None = None):
+    """A Markdown converter with mkdocs.yml's extensions (``names``, in that order: all of them
+    by default) and their settings."""
+    import markdown
+
+    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
+    entries = [e if isinstance(e, dict) else {e: {}} for e in config["markdown_extensions"]]
+    settings = {name: options or {} for entry in entries for name, options in entry.items()}
+    names = names or list(settings)
+    return markdown.Markdown(extensions=names, extension_configs={n: settings[n] for n in names})
+
+
 def test_a_formula_that_cannot_be_converted_fails_the_page():
-    """With the site's own Markdown settings (the math formatters mkdocs.yml names), a fence or an
+    """With the site's own Markdown settings (the extensions mkdocs.yml lists), a fence or an
     inline formula latex2mathml cannot read raises MathError instead of being shown as its raw
     text (what pymdownx does with any other exception of a formatter)."""
-    import markdown
-    import yaml
-
     from scripts.markdown_math import MathError
 
-    class Tags(yaml.SafeLoader):  # mkdocs.yml names its formatters with python tags
-        pass
-
-    def python_name(loader, suffix, node):
-        module, name = suffix.rsplit(".", 1)
-        return getattr(__import__(module, fromlist=[name]), name)
-
-    Tags.add_multi_constructor("tag:yaml.org,2002:python/name:", python_name)
-    Tags.add_multi_constructor("tag:yaml.org,2002:python/object/apply:",
-                               lambda loader, suffix, node: None)
-    config = yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=Tags)  # noqa: S506
-    wanted = ("pymdownx.superfences", "pymdownx.inlinehilite")
-    settings = {name: options for entry in config["markdown_extensions"] if isinstance(entry, dict)
-                for name, options in entry.items() if name in wanted}
-    md = markdown.Markdown(extensions=list(wanted), extension_configs=settings)
+    md = _site_markdown(["pymdownx.superfences", "pymdownx.inlinehilite", "scripts.markdown_math"])
     assert "<math" in md.convert("```math\n\\frac{1}{2}\n```\n")
+    assert "<math" in md.reset().convert("A `#!math x^2` here.\n")
     for broken in ("```math\n\\frac{1}{\n```\n", "A `#!math \\frac{1}{` here.\n"):
         with pytest.raises(MathError, match="cannot convert math"):
             md.reset().convert(broken)
+    with pytest.raises(ValueError, match="must come after"):
+        _site_markdown(["scripts.markdown_math", "pymdownx.superfences", "pymdownx.inlinehilite"])
 
 
 def test_every_anchor_and_table_of_contents_link_resolves(site):
