@@ -1,6 +1,10 @@
-"""Every figure function renders, in both palettes, to byte-identical, self-contained SVG; the
-build draws each figure module in a worker process and keeps its SVG files in a cache keyed by its
-sources."""
+"""Every figure the build draws is a self-contained SVG in both palettes, readable on a phone.
+
+The contributor's tests read the figures of the run's one site build. The audits
+(``python -m pytest -m audit``) draw each figure again and compare it byte for byte, and build
+small projects to check the build's figure machinery: each module drawn in a worker process, its
+SVG files kept in a cache keyed by its sources, a broken module failing the build by name.
+"""
 
 from __future__ import annotations
 
@@ -30,16 +34,13 @@ FUNCTIONS = [
 
 
 @pytest.mark.parametrize("mod,name", FUNCTIONS, ids=[f"{m}.{n}" for m, n in FUNCTIONS])
-def test_figure_renders_deterministic_svg(mod, name, site):
-    """Drawn here, each figure equals, byte for byte, the one the site build drew in another
-    process (so no hash seed, clock or process state leaks in); light differs from dark; its
-    smallest text is at least MIN_TEXT_PX on a phone's column."""
-    fn = getattr(importlib.import_module(f"snippets.{mod}.figures"), name)
+def test_figure_is_a_self_contained_svg_readable_on_a_phone(mod, name, site):
+    """Each figure the site build drew, in both palettes: an SVG with no date and no reference
+    outside the file, in its theme's text colour, light differing from dark, its smallest text
+    at least MIN_TEXT_PX on a phone's column. Read from the build: nothing is drawn here."""
     svgs = {}
     for theme in THEMES:
-        svg = render_svg(fn, theme)  # raises TypeError unless fn returns a matplotlib Figure
-        built = site / f"figures/{hook.page_slug(mod)}/{name}-{theme.name}.svg"
-        assert svg == built.read_bytes(), f"{name} ({theme.name}): differs from the site's copy"
+        svg = (site / f"figures/{hook.page_slug(mod)}/{name}-{theme.name}.svg").read_bytes()
         text = svg.decode("utf-8")
         assert text.lstrip().startswith("<?xml") and "<svg" in text
         assert "<dc:date>" not in text, "SVG carries a date"
@@ -52,6 +53,18 @@ def test_figure_renders_deterministic_svg(mod, name, site):
         assert px >= MIN_TEXT_PX, f"{name}: smallest text {px:.1f} px on a phone (< {MIN_TEXT_PX})"
         svgs[theme.name] = svg
     assert len(set(svgs.values())) == len(THEMES), f"{name}: the variants are identical"
+
+
+@pytest.mark.audit
+@pytest.mark.parametrize("mod,name", FUNCTIONS, ids=[f"{m}.{n}" for m, n in FUNCTIONS])
+def test_figure_drawn_again_is_byte_identical(mod, name, site):
+    """Drawn again here, each figure equals, byte for byte, the one the site build drew in
+    another process: no hash seed, clock or process state leaks in."""
+    fn = getattr(importlib.import_module(f"snippets.{mod}.figures"), name)
+    for theme in THEMES:
+        svg = render_svg(fn, theme)  # raises TypeError unless fn returns a matplotlib Figure
+        built = site / f"figures/{hook.page_slug(mod)}/{name}-{theme.name}.svg"
+        assert svg == built.read_bytes(), f"{name} ({theme.name}): differs from the site's copy"
 
 
 def test_serve_cache_key_follows_the_sources_a_figure_can_depend_on(tmp_path):
@@ -77,6 +90,7 @@ def test_serve_cache_key_follows_the_sources_a_figure_can_depend_on(tmp_path):
     assert sys.version in environment_fingerprint()
 
 
+@pytest.mark.audit
 def test_the_environment_is_the_same_in_every_process(tmp_path):
     """Cache keys do not depend on where a command starts or what it imported first: from the
     project's folder Python also finds the editable install's ``*.egg-info``, and once
@@ -157,6 +171,7 @@ def figure(name: str, text: str = "x", body: str = "") -> str:
     return textwrap.dedent(FIGURE_MODULE).format(name=name, text=text, body=body or "pass")
 
 
+@pytest.mark.audit
 def test_a_build_draws_only_the_modules_whose_sources_changed(tmp_path):
     """The cache in ``.cache/figures/`` serves a later build, in another process; editing one
     module redraws that module's figures only; the site's files are the same either way."""
@@ -189,6 +204,7 @@ def test_a_build_draws_only_the_modules_whose_sources_changed(tmp_path):
     assert len(list((project / ".cache" / "figures").iterdir())) == 2  # old entry dropped
 
 
+@pytest.mark.audit
 def test_a_broken_figure_script_fails_the_build_naming_it(tmp_path):
     """A figure function that raises fails the build with the module's path and the function's
     name (a minimal project: the site's own figure hook, one good module and one broken)."""

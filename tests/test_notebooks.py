@@ -4,10 +4,11 @@ Each notebook under ``docs/`` is a page of the site. The build's execute stage
 (``scripts/execute.py``) runs it before any page renders, and mkdocs-jupyter renders the executed
 copy (``execute: false``): a failing cell fails the build. The audits (``python -m pytest -m
 audit``) execute every notebook once more in a kernel of its own and compare the copy with the
-build's, byte for byte (:func:`test_a_notebook_executed_again_gives_the_same_copy`).
-``python -m pytest --nbmake
-docs/notebooks`` runs them as tests of their own (nbmake, as the torch matrix does on each
-release). The tests here guard what those runs do not check.
+build's, byte for byte (:func:`test_a_notebook_executed_again_gives_the_same_copy`). They also
+check the execute stage's machinery on small made-up notebooks: a failing cell fails the stage and
+the build, naming the notebook; a cell's printed chunks become one output.
+``python -m pytest --nbmake docs/notebooks`` runs them as tests of their own (nbmake, as the torch
+matrix does on each release). The tests here guard what those runs do not check.
 """
 
 from __future__ import annotations
@@ -90,6 +91,7 @@ def test_every_notebook_is_a_page_of_the_site():
     assert [nb for nb in IDS if not nb.startswith("docs/")] == [], "a notebook outside docs/"
 
 
+@pytest.mark.audit
 def test_a_failing_cell_fails_the_site_build(tmp_path):
     """The site's own mkdocs-jupyter settings and notebook steps turn a failing cell into a failed
     build that names the error (a minimal project, so the test takes seconds, not a full build).
@@ -157,6 +159,7 @@ def test_hook_finds_broken_links(tmp_path):
     assert [p.split(":")[0] for p in problems] == ["../data/gone.tsv", "#nowhere", "/nb/"]
 
 
+@pytest.mark.audit
 def test_the_execute_stage_merges_a_cells_printed_chunks_into_one_output(tmp_path):
     """A cell's printed text reaches the build in chunks whose boundaries depend on timing; the
     execute stage (``scripts/execute.py``) keeps one output per stream, so two builds give the
@@ -175,6 +178,7 @@ def test_the_execute_stage_merges_a_cells_printed_chunks_into_one_output(tmp_pat
     assert "execution" not in cell.metadata
 
 
+@pytest.mark.audit
 def test_a_failing_cell_fails_the_execute_stage_naming_the_notebook(tmp_path):
     from scripts.execute import NotebookFailed, execute_notebook
 
