@@ -31,6 +31,7 @@ from packaging.version import Version
 from pytest_codeblocks.main import extract_from_file
 
 import scripts.torch_matrix as matrix
+from scripts.matrix_record import block_fingerprint, code_meaning, file_fingerprint
 from scripts.site import build_site
 from scripts.torch_matrix import (
     EARLIER_MINORS,
@@ -42,7 +43,6 @@ from scripts.torch_matrix import (
     part_record,
     pinned_release,
 )
-from scripts.torch_matrix_plugin import block_fingerprint, code_meaning, file_fingerprint
 
 WORKFLOW = ROOT / ".github" / "workflows" / "torch-matrix.yml"
 
@@ -457,6 +457,5 @@ def test_a_page_counts_the_cpu_paths_its_checks_passed_on(monkeypatch):
     line = hook.verified_line(state, "../claims/#cpu-kernel-paths")
     assert ('on torch 9.2.0 and <a href="../claims/#cpu-kernel-paths">2 CPU paths</a>' in line)
     assert "1 differs on CPU path aarch64/native" in line
-    assert "On CPU path aarch64/native, block at line 3 fails with" in hook.details_html(
-        state, [], [])
+    assert "On CPU path aarch64/native, block at line 3 fails with" in hook.details_html(state, [])
     assert "<code>x86_64/avx2</code>" in hook.paths_table()
