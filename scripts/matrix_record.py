@@ -16,8 +16,9 @@ import hashlib
 import json
 from pathlib import Path
 
+ROOT = Path(__file__).resolve().parents[1]
 #: The committed record of the last matrix run.
-RECORD = Path(__file__).resolve().parents[1] / "snippets" / "data" / "torch_matrix.json"
+RECORD = ROOT / "snippets" / "data" / "torch_matrix.json"
 
 
 #: Nodes whose body may open with a docstring.

@@ -299,7 +299,11 @@ def test_pytorch_links_name_the_pinned_release():
     )
 
 
-PAGE = """# A page
+PAGE = """---
+title: A page
+---
+
+# A page
 
 ### 1. "The first claim"
 
@@ -334,6 +338,28 @@ OTHER = """# Another page
 ```python
 assert True
 ```
+
+True, always.
+{ #claim-always-true }
+
+```text
+Not a claim:
+{ #claim-in-a-fence }
+```
+"""
+
+#: Property tests of the claims on OTHER, read (never imported) by the hook.
+PROPERTY_TESTS = """from scripts.claim_register import proves
+
+
+@proves("always-true")
+def test_always_true():
+    assert True
+
+
+@proves("in-a-fence")
+def test_in_a_fence():
+    assert True
 """
 
 
@@ -342,9 +368,13 @@ def test_build_hook_says_what_was_verified_and_notes_a_difference_at_its_block(t
     before a comment changed (still counts), block 2 printed another output, block 3 ran with
     another number (not yet run as it is today). The page's line says so, with no warning box
     above the page's answer; the note about block 2 sits after its output; the claims table has
-    holds, differs and not yet run; a page whose checks all passed says so."""
+    holds, differs and not yet run; a page whose checks all passed says so, counting the property
+    test of the claim it states (not of the id shown in a code block). The page's front matter
+    shifts no line."""
     project = tmp_path / "project"
     (project / "docs").mkdir(parents=True)
+    (project / "tests").mkdir()
+    (project / "tests" / "test_claims_x.py").write_text(PROPERTY_TESTS)
     (project / "docs" / "page.md").write_text(PAGE)
     (project / "docs" / "other.md").write_text(OTHER)
     blocks = extract_from_file(project / "docs" / "page.md")
@@ -354,7 +384,8 @@ def test_build_hook_says_what_was_verified_and_notes_a_difference_at_its_block(t
     before = [block_fingerprint(blocks[0].code.replace("# arithmetic", "# sums"), None),
               prints[1], block_fingerprint(blocks[2].code.replace("6", "7"), None)]
     other_run = {"docs/other.md::line 3": {
-        "outcome": "passed", "fingerprint": block_fingerprint(other.code, None)}}
+        "outcome": "passed", "fingerprint": block_fingerprint(other.code, None)},
+        "tests/test_claims_x.py::test_always_true": {"outcome": "passed"}}
 
     def run(release: str, fingerprints: list[str], second: dict) -> dict:
         return {"date": "2026-01-01", "torch": release, "tests": {
@@ -374,7 +405,7 @@ def test_build_hook_says_what_was_verified_and_notes_a_difference_at_its_block(t
     (project / "mkdocs.yml").write_text(yaml.safe_dump({
         "site_name": "matrix", "strict": True,
         "nav": [{"Page": "page.md"}, {"Other": "other.md"}],
-        "markdown_extensions": ["toc"],
+        "markdown_extensions": ["toc", "attr_list"],
         "hooks": [str(ROOT / "scripts" / "hooks" / "torch_matrix.py")],
     }))
     proc = build_site(project, tmp_path / "out")
@@ -394,7 +425,8 @@ def test_build_hook_says_what_was_verified_and_notes_a_difference_at_its_block(t
     assert "<td>holds</td><td><strong>differs</strong>: block at line" in rows[1]
     assert "<td>holds</td><td>not yet run</td>" in rows[2]
     other_page = (tmp_path / "out" / "other" / "index.html").read_text()
-    assert "<strong>Verified</strong>: 1 check on torch 9.1.0 and 9.0.0" in other_page
+    assert '<p id="claim-always-true">' in other_page
+    assert "<strong>Verified</strong>: 2 checks on torch 9.1.0 and 9.0.0" in other_page
     assert "torch-matrix-details" not in other_page
 
 

@@ -1,21 +1,15 @@
 """Build hook: say on each page which PyTorch releases and CPU kernel paths its checks passed on.
 
-It reads the torch matrix's record (``snippets/data/torch_matrix.json``, written by
-``python -m scripts.torch_matrix`` or the workflow ``torch-matrix.yml``) and adds to a page: in
-its facts line (:mod:`scripts.hooks.page_facts`) the releases and the number of CPU paths on which
-every check passed, and links to what differs or is not yet run; a note after each block that
-fails on an earlier release, saying what it does there; the list of those checks at its end. On
-``docs/claims.md`` it fills ``<!-- torch-matrix: claims-by-release -->`` (a row per ``###``
-claim, a column per release) and ``<!-- torch-matrix: cpu-paths -->`` (:func:`paths_table`).
-Without a record, pages get nothing and the build says why (at info level).
-
-The pinned release counts as passed whatever the record says (every commit's test suite runs
-every check on it). An earlier release or a CPU path counts a check as passing when the record
-has a run of it as it is today (same fingerprint, :mod:`scripts.matrix_record`) that passed.
-A page's checks: its code blocks as pytest-codeblocks collects them (``docs/<page>.md::line
-N``), the snippet files it includes, the property tests that prove a claim id it states
-(:func:`proofs_in_sources`), for a notebook its nbmake and notebook tests, for the API map
-``tests/test_api_map.py``.
+From the torch matrix's record (``snippets/data/torch_matrix.json``, :mod:`scripts.matrix_record`)
+a page gets: in its facts line (:mod:`scripts.hooks.page_facts`) the releases and the number of
+CPU paths on which all its checks passed, with links to what differs or is not yet run; a note
+after each block that fails on an earlier release; the list of those checks at its end.
+``docs/claims.md`` gets the claims-by-release table (:data:`CLAIMS_MARKER`) and the CPU paths'
+(:data:`PATHS_MARKER`). The pinned release counts as passed (the test suite runs every check on
+it); a release or path counts a check when the record has a passing run of it as it is today
+(same fingerprint). A page's checks: its blocks (as pytest-codeblocks collects them), the snippets
+it includes, the property tests of the claim ids it states (:func:`proofs_in_sources`), a
+notebook's nbmake and notebook tests, the API map's tests. Without a record, pages get nothing.
 """
 
 from __future__ import annotations
@@ -40,14 +34,8 @@ from pytest_codeblocks.main import extract_from_buffer
 _PROJECT = str(Path(__file__).resolve().parents[2])
 if _PROJECT not in sys.path:
     sys.path.insert(0, _PROJECT)  # a test loads this file alone, by path
+from scripts import matrix_record as record  # noqa: E402
 from scripts.hooks.page_facts import add_fact  # noqa: E402
-from scripts.matrix_record import (  # noqa: E402
-    RECORD,
-    block_fingerprint,
-    file_fingerprint,
-    load_record,
-    recorded,
-)
 
 log = logging.getLogger("mkdocs.hooks.torch_matrix")
 
@@ -106,7 +94,7 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
     global _record, _root, _proofs
     _root = Path(config.config_file_path).resolve().parent  # the project: pages and record
     _sources.clear()
-    _record = load_record(_root / RECORD.relative_to(RECORD.parents[2]))
+    _record = record.load_record(_root / record.RECORD.relative_to(record.ROOT))
     _proofs = proofs_in_sources(_root)
     if not _record.get("releases"):
         log.info("no torch matrix record: pages get no 'Verified' line "
@@ -122,14 +110,10 @@ def proofs_in_sources(root: Path) -> dict[str, list[str]]:
     found: dict[str, list[str]] = {}
     for module in sorted((root / "tests").glob("test_claims_*.py")):
         for node in ast.walk(ast.parse(module.read_text(encoding="utf-8"))):
-            if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-                continue
-            for decorator in node.decorator_list:
-                if isinstance(decorator, ast.Call) and getattr(decorator.func, "id", 0) == "proves":
-                    for arg in decorator.args:
-                        if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
-                            found.setdefault(arg.value, []).append(
-                                f"tests/{module.name}::{node.name}")
+            for decorator in getattr(node, "decorator_list", []):
+                if getattr(getattr(decorator, "func", None), "id", None) == "proves":
+                    for arg in decorator.args:  # string literals: ids without "claim-"
+                        found.setdefault(arg.value, []).append(f"tests/{module.name}::{node.name}")
     return found
 
 
@@ -150,7 +134,7 @@ def page_checks(src_uri: str, claims: list[str] = ()) -> list[Check]:
         for block in extract_from_buffer(io.StringIO(text)):
             if block.syntax in ("python", "sh", "bash"):  # as pytest-codeblocks collects
                 checks.append(Check(f"{rel}::line {block.lineno}", f"block at line {block.lineno}",
-                                    block_fingerprint(block.code, block.expected_output),
+                                    record.block_fingerprint(block.code, block.expected_output),
                                     block.lineno, block.expected_output is not None))
         # The files it includes, as pymdownx.snippets reads an include line (``--8<-- "path"``).
         includes = (SnippetPreprocessor.RE_ALL_SNIPPETS.match(ln) for ln in text.splitlines())
@@ -158,9 +142,9 @@ def page_checks(src_uri: str, claims: list[str] = ()) -> list[Check]:
                     if m and m["snippet"] and not m["escape"]}
         for snippet in sorted(s for s in included if s.startswith("snippets/") and s[-3:] == ".py"):
             checks.append(Check(f"{SNIPPET_TEST}[{snippet}]", f"snippet {snippet}",
-                                file_fingerprint(_root / snippet)))
+                                record.file_fingerprint(_root / snippet)))
     elif path.suffix == ".ipynb":
-        checks.append(Check(f"{rel}::", f"notebook {path.name}", file_fingerprint(path)))
+        checks.append(Check(f"{rel}::", f"notebook {path.name}", record.file_fingerprint(path)))
     for test_id in sorted({t for claim in claims for t in _proofs.get(claim, [])}):
         checks.append(Check(test_id, f"property test {test_id.split('::', 1)[1]}", None))
     ids = sorted({t for entry in _record.get("releases", {}).values() for t in entry["tests"]})
@@ -168,7 +152,7 @@ def page_checks(src_uri: str, claims: list[str] = ()) -> list[Check]:
         if test_id.startswith("tests/test_api_map.py::") and path.stem == "api-map":
             checks.append(Check(test_id, test_id.split("::", 1)[1], None))
         elif test_id.startswith("tests/test_notebooks.py::") and test_id.endswith(f"[{rel}]"):
-            checks.append(Check(test_id, test_id.split("::", 1)[1], file_fingerprint(path)))
+            checks.append(Check(test_id, test_id.split("::", 1)[1], record.file_fingerprint(path)))
     return checks
 
 
@@ -201,7 +185,7 @@ def status(checks: list[Check]) -> Status:
             passed.append(name)
             continue
         for check in checks:
-            found = recorded(check.test_id, check.fingerprint, tests)
+            found = record.recorded(check.test_id, check.fingerprint, tests)
             if found is None:
                 pending.setdefault(name, []).append(check)
             elif found["outcome"] == "failed":
