@@ -19,6 +19,7 @@ Links to PyTorch's reference pages and source follow the pin too.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -491,3 +492,62 @@ def test_a_page_counts_the_cpu_paths_its_checks_passed_on(monkeypatch):
     assert "1 differs on CPU path aarch64/native" in line
     assert "On CPU path aarch64/native, block at line 3 fails with" in hook.details_html(state, [])
     assert "<code>x86_64/avx2</code>" in hook.paths_table()
+
+
+NESTED = '''??? note "The code"
+    ```python
+    print(2 + 2)
+    ```
+
+    <!--pytest-codeblocks:expected-output-->
+    ```text
+    4
+    ```
+
+=== "A tab"
+
+    ```python
+    assert 1 + 1 == 3
+    ```
+
+The end.
+'''
+
+
+def test_a_note_follows_a_block_or_its_output_inside_an_admonition_or_a_tab():
+    """A block straight under ``??? note`` (no blank line, which CommonMark would read as a
+    paragraph) gets its note after its expected output, and a block in a content tab after its
+    closing fence, both indented as the block is; ``offset`` (front matter) shifts the lines."""
+    from pytest_codeblocks.main import extract_from_buffer
+
+    from scripts.hooks import torch_matrix as hook
+
+    front = "---\ntitle: T\n---\n"
+    first, second = extract_from_buffer(io.StringIO(front + NESTED))
+    checks = [hook.Check(f"docs/p.md::line {b.lineno}", f"block at line {b.lineno}", None,
+                         b.lineno, b.expected_output is not None) for b in (first, second)]
+    state = hook.Status(checks, ["9.1.0"], {}, {"9.0.0": [
+        (checks[0], 'prints "5" where the page shows "4"'), (checks[1], "AssertionError: no")]})
+    lines = hook.block_notes(NESTED, 3, state).splitlines()
+    assert lines[8:11] == [
+        "    ```", "",
+        '    <p class="torch-matrix-difference">On PyTorch 9.0.0 this block prints <code>5</code>'
+        " where the page shows <code>4</code>.</p>"]
+    assert lines[16:19] == [
+        "    ```", "",
+        '    <p class="torch-matrix-difference">On PyTorch 9.0.0 this block fails with '
+        "<code>AssertionError: no</code>.</p>"]
+    assert lines[19:] == ["", "The end."]
+    assert hook.block_notes(NESTED, 3, hook.Status(checks, ["9.1.0"], {}, {})) == NESTED
+
+
+def test_the_build_imports_no_markdown_model_for_the_matrix():
+    """The hook reads pages with pytest-codeblocks, pymdownx.snippets and markdown-it-py, and the
+    record through scripts.matrix_record: loading it loads no other module of the project."""
+    code = ("import sys; import scripts.hooks.torch_matrix; "
+            "print(sorted(m for m in sys.modules if m.startswith('scripts')))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                         check=True).stdout
+    assert json.loads(out.replace("'", '"')) == [
+        "scripts", "scripts.hooks", "scripts.hooks.page_facts", "scripts.hooks.torch_matrix",
+        "scripts.matrix_record"]
