@@ -484,13 +484,15 @@ def test_a_page_counts_the_cpu_paths_its_checks_passed_on(monkeypatch):
         "pinned": "9.2.0", "releases": {"9.2.0": _entry("9.2.0")},
         "cpu_paths": {"x86_64/avx2": _entry("9.2.0"), "x86_64/native": _entry("9.2.0"),
                       "aarch64/native": failed}})
-    state = hook.status([check])
-    assert state.paths_passed == ["x86_64/avx2", "x86_64/native"]
-    assert list(state.paths_failed) == ["aarch64/native"]
-    line = hook.verified_line(state, "../claims/#cpu-kernel-paths")
+    state, paths = hook.status([check]), hook.status([check], "cpu_paths")
+    assert state.passed == ["9.2.0"] and not state.failed and not state.pending
+    assert paths.passed == ["x86_64/avx2", "x86_64/native"]
+    assert list(paths.failed) == ["aarch64/native"]
+    line = hook.verified_line(state, paths, "../claims/#cpu-kernel-paths")
     assert ('on torch 9.2.0 and <a href="../claims/#cpu-kernel-paths">2 CPU paths</a>' in line)
     assert "1 differs on CPU path aarch64/native" in line
-    assert "On CPU path aarch64/native, block at line 3 fails with" in hook.details_html(state, [])
+    assert "On CPU path aarch64/native, block at line 3 fails with" in hook.details_html(
+        state, paths, [])
     assert "<code>x86_64/avx2</code>" in hook.paths_table()
 
 

@@ -20,7 +20,7 @@ import io
 import logging
 import re
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from markdown_it import MarkdownIt
@@ -75,17 +75,14 @@ class Check:
 
 @dataclass
 class Status:
-    """How checks stand: ``passed`` lists the releases where all pass; ``pending`` and ``failed``
-    map a release to its checks not yet run there (as they are today) and to its failing checks
-    with the recorded message; the ``paths_`` fields say the same of the CPU paths."""
+    """How checks stand on the releases (or the CPU paths) of the record: ``passed`` lists those
+    where all pass; ``pending`` and ``failed`` map one to its checks not yet run there (as they
+    are today) and to its failing checks with the recorded message."""
 
     checks: list[Check]
     passed: list[str]
     pending: dict[str, list[Check]]
     failed: dict[str, list[tuple[Check, str]]]
-    paths_passed: list[str] = field(default_factory=list)
-    paths_pending: dict[str, list[Check]] = field(default_factory=dict)
-    paths_failed: dict[str, list[tuple[Check, str]]] = field(default_factory=dict)
 
 
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
@@ -167,31 +164,22 @@ def _pinned() -> str | None:
     return _record.get("pinned") or (releases[0] if releases else None)
 
 
-def _paths() -> list[str]:
-    """The record's CPU path runs (``x86_64/avx2``), sorted."""
-    return sorted(_record.get("cpu_paths", {}))
-
-
-def status(checks: list[Check]) -> Status:
-    """Where ``checks`` stand on each release of the record and on each CPU path run of the
-    pinned release (see the module docstring)."""
+def status(checks: list[Check], runs: str = "releases") -> Status:
+    """Where ``checks`` stand on each release of the record (``runs="releases"``, the pinned one
+    passing) or on each of its CPU path runs of the pinned release (``runs="cpu_paths"``)."""
     result = Status(checks, [], {}, {})
-    columns = [(r, _record["releases"][r]["tests"], result.passed, result.pending, result.failed)
-               for r in _releases()]
-    columns += [(p, _record["cpu_paths"][p]["tests"], result.paths_passed, result.paths_pending,
-                 result.paths_failed) for p in _paths()]
-    for name, tests, passed, pending, failed in columns:
-        if name == _pinned():
-            passed.append(name)
-            continue
-        for check in checks:
-            found = record.recorded(check.test_id, check.fingerprint, tests)
-            if found is None:
-                pending.setdefault(name, []).append(check)
-            elif found["outcome"] == "failed":
-                failed.setdefault(name, []).append((check, found.get("message", "")))
-        if name not in pending and name not in failed:
-            passed.append(name)
+    names = _releases() if runs == "releases" else sorted(_record.get("cpu_paths", {}))
+    for name in names:
+        if name != _pinned():
+            tests = _record[runs][name]["tests"]
+            for check in checks:
+                found = record.recorded(check.test_id, check.fingerprint, tests)
+                if found is None:
+                    result.pending.setdefault(name, []).append(check)
+                elif found["outcome"] == "failed":
+                    result.failed.setdefault(name, []).append((check, found.get("message", "")))
+        if name not in result.pending and name not in result.failed:
+            result.passed.append(name)
     return result
 
 
@@ -225,14 +213,14 @@ def in_readers_terms(message: str) -> str:
     return f"fails with <code>{html.escape(message)}</code>"
 
 
-def verified_line(state: Status, paths_href: str | None = None) -> str:
+def verified_line(state: Status, paths: Status, paths_href: str | None = None) -> str:
     """What the page's facts line says of the torch matrix (an HTML fragment,
     :func:`scripts.hooks.page_facts.add_fact`), kept short for a phone: how many checks passed on
-    which releases and on how many CPU kernel paths (``paths_href`` links the paths' table), then
-    a link per kind of difference to the list at the end of the page."""
+    which releases (``state``) and on how many CPU kernel paths (``paths``; ``paths_href`` links
+    their table), then a link per kind of difference to the list at the end of the page."""
     parts, links = [], []
     if state.passed:
-        on_paths = _count(len(state.paths_passed), "CPU path") if state.paths_passed else ""
+        on_paths = _count(len(paths.passed), "CPU path") if paths.passed else ""
         if on_paths and paths_href:
             on_paths = f'<a href="{paths_href}">{on_paths}</a>'
         parts.append(f"<strong>Verified</strong>: {_count(len(state.checks))} on torch "
@@ -240,21 +228,22 @@ def verified_line(state: Status, paths_href: str | None = None) -> str:
     for releases, failures in _grouped(state.failed):
         links.append(f"{len(failures)} differ{'s' * (len(failures) == 1)} on "
                      f"{release_list(releases)}")
-    for key, failures in sorted(state.paths_failed.items()):
+    for key, failures in sorted(paths.failed.items()):
         links.append(f"{len(failures)} differ{'s' * (len(failures) == 1)} on CPU path {key}")
     for releases, pending in _grouped(state.pending):
         links.append(f"{len(pending)} not yet run on {release_list(releases)}")
-    if state.paths_pending:
-        links.append(f"not yet run on {_count(len(state.paths_pending), 'CPU path')}")
+    if paths.pending:
+        links.append(f"not yet run on {_count(len(paths.pending), 'CPU path')}")
     parts += [f'<a href="#{DETAILS_ID}">{text}</a>' for text in links]
     return f'<span class="torch-matrix">{"; ".join(parts)}</span>'
 
 
-def details_html(state: Status, sections: list[tuple[int, int, str, str | None]]) -> str:
-    """The list at the end of a page: its checks not yet run, or failing, per release and per
-    CPU path (HTML), each block named with the section holding it (``sections``, as
-    :func:`sections_of` gives them); empty when every check passed everywhere."""
-    if not (state.pending or state.failed or state.paths_pending or state.paths_failed):
+def details_html(state: Status, paths: Status,
+                 sections: list[tuple[int, int, str, str | None]]) -> str:
+    """The list at the end of a page: its checks not yet run, or failing, per release
+    (``state``) and per CPU path (``paths``) as HTML, each block named with the section holding
+    it (``sections``, :func:`sections_of`); empty when every check passed everywhere."""
+    if not (state.pending or state.failed or paths.pending or paths.failed):
         return ""
 
     def where(check: Check) -> str:
@@ -274,10 +263,10 @@ def details_html(state: Status, sections: list[tuple[int, int, str, str | None]]
     for releases, pending in _grouped(state.pending):
         items.append(f"<li>Not yet run on PyTorch {release_list(releases)} (changed since the "
                      f"last matrix run): {names(pending)}.</li>")
-    for key, failures in sorted(state.paths_failed.items()):
+    for key, failures in sorted(paths.failed.items()):
         items += [f"<li>On CPU path {html.escape(key)}, {where(check)} "
                   f"{in_readers_terms(message)}.</li>" for check, message in failures]
-    for key, pending in sorted(state.paths_pending.items()):
+    for key, pending in sorted(paths.pending.items()):
         items.append(f"<li>Not yet run on CPU path {html.escape(key)} (changed since its last "
                      f"run): {names(pending)}.</li>")
     dates = sorted({e["date"] for e in _record["releases"].values()})
@@ -367,7 +356,7 @@ def paths_table() -> str:
     its settings, the CPU (model and the flags that decide kernels), the ATen capability, threads
     and oneDNN the run reported, its date and its outcome counts."""
     rows = []
-    for key in _paths():
+    for key in sorted(_record.get("cpu_paths", {})):
         run = _record["cpu_paths"][key]
         settings = " ".join(f"<code>{html.escape(k)}={html.escape(v)}</code>"
                             for k, v in run.get("settings", {}).items()) or "none"
@@ -415,10 +404,10 @@ def on_page_content(html_: str, *, page: Page, config: MkDocsConfig, files) -> s
         html_ = html_.replace(PATHS_MARKER, paths_table())
     if not checks:
         return html_
-    state = status(checks)
-    html_ += details_html(state, sections)
+    state, paths = status(checks), status(checks, "cpu_paths")
+    html_ += details_html(state, paths, sections)
     if "</h1>" not in html_:
         return html_
     target = files.get_file_from_path(PATHS_PAGE)
     href = f"{target.url_relative_to(page.file)}#{PATHS_ID}" if target is not None else None
-    return add_fact(html_, verified_line(state, href))
+    return add_fact(html_, verified_line(state, paths, href))
