@@ -15,6 +15,7 @@ notebook's nbmake and notebook tests, the API map's tests. Without a record, pag
 from __future__ import annotations
 
 import ast
+import functools
 import html
 import io
 import logging
@@ -57,7 +58,6 @@ MARKDOWN = MarkdownIt("commonmark").use(front_matter_plugin)
 _record: dict = {}
 _root = Path(".")
 _proofs: dict[str, list[str]] = {}  # claim id -> its property tests
-_sources: dict[str, str] = {}  # src_uri -> the page's Markdown, read once per build
 
 
 @dataclass
@@ -90,7 +90,7 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
     refreshed record)."""
     global _record, _root, _proofs
     _root = Path(config.config_file_path).resolve().parent  # the project: pages and record
-    _sources.clear()
+    _source.cache_clear()
     _record = record.load_record(_root / record.RECORD.relative_to(record.ROOT))
     _proofs = proofs_in_sources(_root)
     if not _record.get("releases"):
@@ -114,10 +114,10 @@ def proofs_in_sources(root: Path) -> dict[str, list[str]]:
     return found
 
 
+@functools.cache
 def _source(src_uri: str) -> str:
-    if src_uri not in _sources:
-        _sources[src_uri] = (_root / "docs" / src_uri).read_text(encoding="utf-8")
-    return _sources[src_uri]
+    """The Markdown of the page ``docs/<src_uri>``, read once per build."""
+    return (_root / "docs" / src_uri).read_text(encoding="utf-8")
 
 
 def page_checks(src_uri: str, claims: list[str] = ()) -> list[Check]:
@@ -194,8 +194,7 @@ def _grouped(by_release: dict[str, list]) -> list[tuple[list[str], list]]:
     """Releases with the same list of items share one entry: ``[(releases, items)]``."""
     groups: dict[str, tuple[list[str], list]] = {}
     for release, items in by_release.items():
-        key = repr([(i[0].test_id, i[1]) if isinstance(i, tuple) else i.test_id for i in items])
-        groups.setdefault(key, ([], items))[0].append(release)
+        groups.setdefault(repr(items), ([], items))[0].append(release)
     return list(groups.values())
 
 
