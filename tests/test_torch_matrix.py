@@ -553,3 +553,31 @@ def test_the_build_imports_no_markdown_model_for_the_matrix():
     assert json.loads(out.replace("'", '"')) == [
         "scripts", "scripts.hooks", "scripts.hooks.page_facts", "scripts.hooks.torch_matrix",
         "scripts.matrix_record"]
+
+
+def test_a_page_checks_its_blocks_included_snippets_and_claims_proofs(tmp_path, monkeypatch):
+    """A page's checks: each Python or shell block (not a ``text`` one), each ``snippets/*.py``
+    it includes (once, whatever region; not a ``.out`` file, not an escaped include line), the
+    property tests of the claim ids given, in that order."""
+    from scripts.hooks import torch_matrix as hook
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "snippets").mkdir()
+    for name in ("a.py", "a.out", "b.py", "c.py"):
+        (tmp_path / "snippets" / name).write_text("print(1)\n")
+    (tmp_path / "docs" / "p.md").write_text(
+        '# P\n\n```python\nx = 1\n```\n\n```text\nno\n```\n\n```python\n--8<-- "snippets/a.py:one"'
+        "\n```\n\n```python\n--8<-- 'snippets/a.py:two'\n--8<-- \"snippets/b.py\"\n```\n\n"
+        '```text\n--8<-- "snippets/a.out"\n;--8<-- "snippets/c.py"\n```\n\n```sh\necho hi\n```\n')
+    monkeypatch.setattr(hook, "_root", tmp_path)
+    monkeypatch.setattr(hook, "_record", {"releases": {}})
+    monkeypatch.setattr(hook, "_proofs", {"c": ["tests/test_claims_x.py::test_c"]})
+    hook._source.cache_clear()
+    try:
+        ids = [c.test_id for c in hook.page_checks("p.md", ["c", "unknown"])]
+    finally:
+        hook._source.cache_clear()
+    snippet = "tests/test_snippets.py::test_snippet_runs_as_main_and_prints_its_golden_output"
+    assert ids == ["docs/p.md::line 3", "docs/p.md::line 11", "docs/p.md::line 15",
+                   "docs/p.md::line 25", f"{snippet}[snippets/a.py]", f"{snippet}[snippets/b.py]",
+                   "tests/test_claims_x.py::test_c"]

@@ -103,14 +103,17 @@ def proofs_in_sources(root: Path) -> dict[str, list[str]]:
     """Claim id -> the tests proving it (``tests/<file>.py::<function>``), read from the
     ``@proves(...)`` decorators of ``root/tests/test_claims_*.py`` without importing them (that
     would import torch and Hypothesis). Equals :data:`scripts.claim_register.PROOFS` once every
-    test module is imported (``tests/test_claims_register.py`` checks that)."""
+    test module is imported (``tests/test_claims_register.py`` checks that). Raises
+    ``SyntaxError`` for a test module that does not parse."""
     found: dict[str, list[str]] = {}
     for module in sorted((root / "tests").glob("test_claims_*.py")):
         for node in ast.walk(ast.parse(module.read_text(encoding="utf-8"))):
             for decorator in getattr(node, "decorator_list", []):
                 if getattr(getattr(decorator, "func", None), "id", None) == "proves":
                     for arg in decorator.args:  # string literals: ids without "claim-"
-                        found.setdefault(arg.value, []).append(f"tests/{module.name}::{node.name}")
+                        if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                            found.setdefault(arg.value, []).append(
+                                f"tests/{module.name}::{node.name}")
     return found
 
 
@@ -137,9 +140,10 @@ def page_checks(src_uri: str, claims: list[str] = ()) -> list[Check]:
         includes = (SnippetPreprocessor.RE_ALL_SNIPPETS.match(ln) for ln in text.splitlines())
         included = {m["snippet"][1:-1].partition(":")[0] for m in includes
                     if m and m["snippet"] and not m["escape"]}
-        for snippet in sorted(s for s in included if s.startswith("snippets/") and s[-3:] == ".py"):
-            checks.append(Check(f"{SNIPPET_TEST}[{snippet}]", f"snippet {snippet}",
-                                record.file_fingerprint(_root / snippet)))
+        for snippet in sorted(included):
+            if snippet.startswith("snippets/") and snippet.endswith(".py"):
+                    checks.append(Check(f"{SNIPPET_TEST}[{snippet}]", f"snippet {snippet}",
+                                    record.file_fingerprint(_root / snippet)))
     elif path.suffix == ".ipynb":
         checks.append(Check(f"{rel}::", f"notebook {path.name}", record.file_fingerprint(path)))
     for test_id in sorted({t for claim in claims for t in _proofs.get(claim, [])}):
