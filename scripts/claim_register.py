@@ -3,14 +3,14 @@
 A general sentence on a page ("for any ids", "always", "exactly") carries a claim id, written as
 an attribute list on the paragraph that states it, ``{ #claim-bag-equals-reduction }``: the
 paragraph gets that HTML id, so the claim can be linked to. A property test in
-``tests/test_claims_*.py`` names the ids it proves with :func:`proves`.
+``tests/test_claims_*.py`` names the ids it proves with :func:`proves` (the build reads these
+decorators without importing the tests: :func:`scripts.hooks.torch_matrix.proofs_in_sources`).
 ``tests/test_claims_register.py`` fails when an id on a page has no property test, or a test
 names an id that no page has.
 """
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Callable
 from pathlib import Path
 
@@ -55,26 +55,4 @@ def claims_on_pages(root: Path = ROOT) -> dict[str, list[tuple[str, int]]]:
         lines = page.read_text(encoding="utf-8").splitlines()
         for claim, number in claim_ids(lines):
             found.setdefault(claim, []).append((page.relative_to(root).as_posix(), number))
-    return found
-
-
-def proofs_in_sources(root: Path = ROOT) -> dict[str, list[str]]:
-    """Claim id -> the tests proving it (``tests/<file>.py::<function>``), read from the
-    ``@proves(...)`` decorators of ``root/tests/test_claims_*.py`` without importing them (the
-    build reads it; importing the tests would import torch and Hypothesis). Equals
-    :data:`PROOFS` once every test module is imported (``tests/test_claims_register.py`` checks
-    that)."""
-    found: dict[str, list[str]] = {}
-    for module in sorted((root / "tests").glob("test_claims_*.py")):
-        tree = ast.parse(module.read_text(encoding="utf-8"))
-        for node in ast.walk(tree):
-            if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-                continue
-            for decorator in node.decorator_list:
-                if (isinstance(decorator, ast.Call) and isinstance(decorator.func, ast.Name)
-                        and decorator.func.id == "proves"):
-                    where = f"tests/{module.name}::{node.name}"
-                    for arg in decorator.args:
-                        if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
-                            found.setdefault(arg.value, []).append(where)
     return found

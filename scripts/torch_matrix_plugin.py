@@ -13,14 +13,12 @@ controlling pytest process (not an xdist worker) writes there, at the end of the
 collect), ``outcomes`` when tests run. ``message`` (failed and skipped only) is the first line of
 the error, as ``Type: text``, or the skip reason. A fingerprint says which version of a test's
 material was run (see :func:`fingerprint`), so a record can tell a block that changed since it
-was run from one that only moved.
+was run from one that only moved; the fingerprints are :mod:`scripts.matrix_record`'s, which
+the build hook shares.
 """
 
 from __future__ import annotations
 
-import ast
-import functools
-import hashlib
 import json
 import os
 import re
@@ -28,7 +26,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from scripts.matrix_record import block_fingerprint, file_fingerprint
+
 OUT_VARIABLE = "TORCH_MATRIX_OUT"
 #: Longest failure or skip message kept in the record (characters).
 MESSAGE_LENGTH = 240
@@ -36,76 +35,6 @@ MESSAGE_LENGTH = 240
 OUTPUT_MISMATCH = re.compile(
     r"Expected output\n```\n(?P<shown>.*?)```\nbut got\n```\n(?P<printed>.*)```", re.DOTALL
 )
-
-
-#: Nodes whose body may open with a docstring.
-_DOCSTRING_HOLDERS = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
-
-
-def _is_docstring(node: ast.AST) -> bool:
-    return (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
-            and isinstance(node.value.value, str))
-
-
-def _tree_text(node: ast.AST) -> str:
-    """A stable text of an AST: node types and field values, without positions. Fields that are
-    ``None`` or empty lists are left out, so Python releases that add such fields (3.12's
-    ``type_params``) or print them differently (``ast.dump`` in 3.13) give the same text."""
-    if isinstance(node, ast.AST):
-        body = getattr(node, "body", None)
-        fields = []
-        for name, value in ast.iter_fields(node):
-            if (name == "body" and isinstance(node, _DOCSTRING_HOLDERS) and body
-                    and _is_docstring(body[0])):
-                value = body[1:]  # a docstring is documentation, not behaviour
-            if value is None or value == []:
-                continue
-            fields.append(f"{name}={_tree_text(value)}")
-        return f"{type(node).__name__}({', '.join(fields)})"
-    if isinstance(node, list):
-        return "[" + ", ".join(_tree_text(item) for item in node) + "]"
-    return repr(node)
-
-
-@functools.lru_cache(maxsize=4096)
-def code_meaning(source: str) -> str:
-    """What a piece of Python does, as text that ignores comments, docstrings, blank lines,
-    indentation style and line breaks inside brackets: :func:`_tree_text` of its syntax tree.
-    Source that is not Python (a shell block, a notebook cell with a ``%magic``) is kept as it is,
-    less trailing spaces and blank lines. Remembered by source text for the process, so a
-    ``mkdocs serve`` rebuild parses only code that changed."""
-    try:
-        return _tree_text(ast.parse(source))
-    except SyntaxError:
-        return "\n".join(line.rstrip() for line in source.splitlines() if line.strip())
-
-
-def _digest(*parts: str) -> str:
-    return hashlib.sha256("\0".join(parts).encode("utf-8")).hexdigest()[:12]
-
-
-def block_fingerprint(code: str, expected_output: str | None) -> str:
-    """The fingerprint of a page's code block: 12 hex digits of SHA-256 over the meaning of its
-    code (:func:`code_meaning`: a comment or a reflowed line leaves it unchanged, a changed
-    number does not) and the exact output the page expects (``None``: no expected output).
-    Shared with the build hook."""
-    return _digest(code_meaning(code), expected_output if expected_output is not None else "\0")
-
-
-def file_fingerprint(path: Path) -> str:
-    """The fingerprint of a file a test runs, 12 hex digits of SHA-256: for a ``.py`` file the
-    meaning of its code (:func:`code_meaning`) and the bytes of its ``.out`` golden file (a
-    missing ``.out`` adds none); for a notebook the meaning of each code cell, in order (its
-    prose and outputs do not change what runs); for any other file its bytes."""
-    if path.suffix == ".py":
-        golden = path.with_suffix(".out")
-        out = golden.read_text(encoding="utf-8") if golden.is_file() else "\0"
-        return _digest(code_meaning(path.read_text(encoding="utf-8")), out)
-    if path.suffix == ".ipynb":
-        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
-        return _digest(*(code_meaning("".join(cell["source"])) for cell in cells
-                         if cell["cell_type"] == "code"))
-    return hashlib.sha256(path.read_bytes()).hexdigest()[:12]
 
 
 def fingerprint(item: pytest.Item) -> str | None:

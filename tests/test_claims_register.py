@@ -15,7 +15,8 @@ import re
 
 import pytest
 
-from scripts.claim_register import CLAIM_ANCHOR, PROOFS, claims_on_pages, proofs_in_sources
+from scripts.claim_register import CLAIM_ANCHOR, PROOFS, claims_on_pages
+from scripts.hooks.torch_matrix import proofs_in_sources
 from scripts.markdown_model import ROOT
 
 MODULES = sorted(
@@ -45,7 +46,7 @@ def test_the_property_test_modules_were_found():
 def test_the_decorators_read_without_importing_equal_the_register():
     """The build counts a page's property tests from the sources (no import of torch there):
     that reading must give the register the imported decorators fill."""
-    static = proofs_in_sources()
+    static = proofs_in_sources(ROOT)
     assert {k: sorted(v) for k, v in static.items()} == {k: sorted(v) for k, v in PROOFS.items()}
 
 

@@ -19,6 +19,7 @@ Links to PyTorch's reference pages and source follow the pin too.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -31,6 +32,7 @@ from packaging.version import Version
 from pytest_codeblocks.main import extract_from_file
 
 import scripts.torch_matrix as matrix
+from scripts.matrix_record import block_fingerprint, code_meaning, file_fingerprint
 from scripts.site import build_site
 from scripts.torch_matrix import (
     EARLIER_MINORS,
@@ -42,7 +44,6 @@ from scripts.torch_matrix import (
     part_record,
     pinned_release,
 )
-from scripts.torch_matrix_plugin import block_fingerprint, code_meaning, file_fingerprint
 
 WORKFLOW = ROOT / ".github" / "workflows" / "torch-matrix.yml"
 
@@ -299,7 +300,11 @@ def test_pytorch_links_name_the_pinned_release():
     )
 
 
-PAGE = """# A page
+PAGE = """---
+title: A page
+---
+
+# A page
 
 ### 1. "The first claim"
 
@@ -334,6 +339,28 @@ OTHER = """# Another page
 ```python
 assert True
 ```
+
+True, always.
+{ #claim-always-true }
+
+```text
+Not a claim:
+{ #claim-in-a-fence }
+```
+"""
+
+#: Property tests of the claims on OTHER, read (never imported) by the hook.
+PROPERTY_TESTS = """from scripts.claim_register import proves
+
+
+@proves("always-true")
+def test_always_true():
+    assert True
+
+
+@proves("in-a-fence")
+def test_in_a_fence():
+    assert True
 """
 
 
@@ -342,9 +369,13 @@ def test_build_hook_says_what_was_verified_and_notes_a_difference_at_its_block(t
     before a comment changed (still counts), block 2 printed another output, block 3 ran with
     another number (not yet run as it is today). The page's line says so, with no warning box
     above the page's answer; the note about block 2 sits after its output; the claims table has
-    holds, differs and not yet run; a page whose checks all passed says so."""
+    holds, differs and not yet run; a page whose checks all passed says so, counting the property
+    test of the claim it states (not of the id shown in a code block). The page's front matter
+    shifts no line."""
     project = tmp_path / "project"
     (project / "docs").mkdir(parents=True)
+    (project / "tests").mkdir()
+    (project / "tests" / "test_claims_x.py").write_text(PROPERTY_TESTS)
     (project / "docs" / "page.md").write_text(PAGE)
     (project / "docs" / "other.md").write_text(OTHER)
     blocks = extract_from_file(project / "docs" / "page.md")
@@ -354,7 +385,8 @@ def test_build_hook_says_what_was_verified_and_notes_a_difference_at_its_block(t
     before = [block_fingerprint(blocks[0].code.replace("# arithmetic", "# sums"), None),
               prints[1], block_fingerprint(blocks[2].code.replace("6", "7"), None)]
     other_run = {"docs/other.md::line 3": {
-        "outcome": "passed", "fingerprint": block_fingerprint(other.code, None)}}
+        "outcome": "passed", "fingerprint": block_fingerprint(other.code, None)},
+        "tests/test_claims_x.py::test_always_true": {"outcome": "passed"}}
 
     def run(release: str, fingerprints: list[str], second: dict) -> dict:
         return {"date": "2026-01-01", "torch": release, "tests": {
@@ -374,7 +406,7 @@ def test_build_hook_says_what_was_verified_and_notes_a_difference_at_its_block(t
     (project / "mkdocs.yml").write_text(yaml.safe_dump({
         "site_name": "matrix", "strict": True,
         "nav": [{"Page": "page.md"}, {"Other": "other.md"}],
-        "markdown_extensions": ["toc"],
+        "markdown_extensions": ["toc", "attr_list"],
         "hooks": [str(ROOT / "scripts" / "hooks" / "torch_matrix.py")],
     }))
     proc = build_site(project, tmp_path / "out")
@@ -394,7 +426,8 @@ def test_build_hook_says_what_was_verified_and_notes_a_difference_at_its_block(t
     assert "<td>holds</td><td><strong>differs</strong>: block at line" in rows[1]
     assert "<td>holds</td><td>not yet run</td>" in rows[2]
     other_page = (tmp_path / "out" / "other" / "index.html").read_text()
-    assert "<strong>Verified</strong>: 1 check on torch 9.1.0 and 9.0.0" in other_page
+    assert '<p id="claim-always-true">' in other_page
+    assert "<strong>Verified</strong>: 2 checks on torch 9.1.0 and 9.0.0" in other_page
     assert "torch-matrix-details" not in other_page
 
 
@@ -451,12 +484,100 @@ def test_a_page_counts_the_cpu_paths_its_checks_passed_on(monkeypatch):
         "pinned": "9.2.0", "releases": {"9.2.0": _entry("9.2.0")},
         "cpu_paths": {"x86_64/avx2": _entry("9.2.0"), "x86_64/native": _entry("9.2.0"),
                       "aarch64/native": failed}})
-    state = hook.status([check])
-    assert state.paths_passed == ["x86_64/avx2", "x86_64/native"]
-    assert list(state.paths_failed) == ["aarch64/native"]
-    line = hook.verified_line(state, "../claims/#cpu-kernel-paths")
+    state, paths = hook.status([check]), hook.status([check], "cpu_paths")
+    assert state.passed == ["9.2.0"] and not state.failed and not state.pending
+    assert paths.passed == ["x86_64/avx2", "x86_64/native"]
+    assert list(paths.failed) == ["aarch64/native"]
+    line = hook.verified_line(state, paths, "../claims/#cpu-kernel-paths")
     assert ('on torch 9.2.0 and <a href="../claims/#cpu-kernel-paths">2 CPU paths</a>' in line)
     assert "1 differs on CPU path aarch64/native" in line
     assert "On CPU path aarch64/native, block at line 3 fails with" in hook.details_html(
-        state, [], [])
+        state, paths, [])
     assert "<code>x86_64/avx2</code>" in hook.paths_table()
+
+
+NESTED = '''??? note "The code"
+    ```python
+    print(2 + 2)
+    ```
+
+    <!--pytest-codeblocks:expected-output-->
+    ```text
+    4
+    ```
+
+=== "A tab"
+
+    ```python
+    assert 1 + 1 == 3
+    ```
+
+The end.
+'''
+
+
+def test_a_note_follows_a_block_or_its_output_inside_an_admonition_or_a_tab():
+    """A block straight under ``??? note`` (no blank line, which CommonMark would read as a
+    paragraph) gets its note after its expected output, and a block in a content tab after its
+    closing fence, both indented as the block is; ``offset`` (front matter) shifts the lines."""
+    from pytest_codeblocks.main import extract_from_buffer
+
+    from scripts.hooks import torch_matrix as hook
+
+    front = "---\ntitle: T\n---\n"
+    first, second = extract_from_buffer(io.StringIO(front + NESTED))
+    checks = [hook.Check(f"docs/p.md::line {b.lineno}", f"block at line {b.lineno}", None,
+                         b.lineno, b.expected_output is not None) for b in (first, second)]
+    state = hook.Status(checks, ["9.1.0"], {}, {"9.0.0": [
+        (checks[0], 'prints "5" where the page shows "4"'), (checks[1], "AssertionError: no")]})
+    lines = hook.block_notes(NESTED, 3, state).splitlines()
+    assert lines[8:11] == [
+        "    ```", "",
+        '    <p class="torch-matrix-difference">On PyTorch 9.0.0 this block prints <code>5</code>'
+        " where the page shows <code>4</code>.</p>"]
+    assert lines[16:19] == [
+        "    ```", "",
+        '    <p class="torch-matrix-difference">On PyTorch 9.0.0 this block fails with '
+        "<code>AssertionError: no</code>.</p>"]
+    assert lines[19:] == ["", "The end."]
+    assert hook.block_notes(NESTED, 3, hook.Status(checks, ["9.1.0"], {}, {})) == NESTED
+
+
+def test_the_build_imports_no_markdown_model_for_the_matrix():
+    """The hook reads pages with pytest-codeblocks, pymdownx.snippets and markdown-it-py, and the
+    record through scripts.matrix_record: loading it loads no other module of the project."""
+    code = ("import sys; import scripts.hooks.torch_matrix; "
+            "print(sorted(m for m in sys.modules if m.startswith('scripts')))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                         check=True).stdout
+    assert json.loads(out.replace("'", '"')) == [
+        "scripts", "scripts.hooks", "scripts.hooks.page_facts", "scripts.hooks.torch_matrix",
+        "scripts.matrix_record"]
+
+
+def test_a_page_checks_its_blocks_included_snippets_and_claims_proofs(tmp_path, monkeypatch):
+    """A page's checks: each Python or shell block (not a ``text`` one), each ``snippets/*.py``
+    it includes (once, whatever region; not a ``.out`` file, not an escaped include line), the
+    property tests of the claim ids given, in that order."""
+    from scripts.hooks import torch_matrix as hook
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "snippets").mkdir()
+    for name in ("a.py", "a.out", "b.py", "c.py"):
+        (tmp_path / "snippets" / name).write_text("print(1)\n")
+    (tmp_path / "docs" / "p.md").write_text(
+        '# P\n\n```python\nx = 1\n```\n\n```text\nno\n```\n\n```python\n--8<-- "snippets/a.py:one"'
+        "\n```\n\n```python\n--8<-- 'snippets/a.py:two'\n--8<-- \"snippets/b.py\"\n```\n\n"
+        '```text\n--8<-- "snippets/a.out"\n;--8<-- "snippets/c.py"\n```\n\n```sh\necho hi\n```\n')
+    monkeypatch.setattr(hook, "_root", tmp_path)
+    monkeypatch.setattr(hook, "_record", {"releases": {}})
+    monkeypatch.setattr(hook, "_proofs", {"c": ["tests/test_claims_x.py::test_c"]})
+    hook._source.cache_clear()
+    try:
+        ids = [c.test_id for c in hook.page_checks("p.md", ["c", "unknown"])]
+    finally:
+        hook._source.cache_clear()
+    snippet = "tests/test_snippets.py::test_snippet_runs_as_main_and_prints_its_golden_output"
+    assert ids == ["docs/p.md::line 3", "docs/p.md::line 11", "docs/p.md::line 15",
+                   "docs/p.md::line 25", f"{snippet}[snippets/a.py]", f"{snippet}[snippets/b.py]",
+                   "tests/test_claims_x.py::test_c"]

@@ -1,54 +1,41 @@
-"""Build hook: say on each page which PyTorch releases its checks were verified on.
+"""Build hook: say on each page which PyTorch releases and CPU kernel paths its checks passed on.
 
-It reads the torch matrix's record (``snippets/data/torch_matrix.json``, written by
-``python -m scripts.torch_matrix`` here or by the GitHub workflow ``torch-matrix.yml``) and adds
-
-* in the line under the page's title (:mod:`scripts.hooks.page_facts`): the releases on which
-  every check of the page passed and, where checks of the page changed since the matrix ran,
-  "not yet run on 2.14.1 and 2.13.0: N checks changed since the last matrix run", linking to the
-  list at the end of the page;
-* after a block that fails on a covered release, a note at that block saying what it does
-  there instead ("prints … where the page shows …", or the error it raises);
-* at the end of the page, the list of the checks not yet run, or failing, per release.
-
-The pinned release (the record's ``pinned``) is verified by the test suite itself: every commit's
-``python -m pytest`` runs every check on it, so its checks count as passing whatever the record
-says. The earlier releases count from the record only: a check passes there when the record has a
-run of it as it is today (same fingerprint: code and expected output, comments and docstrings
-left out, see :mod:`scripts.torch_matrix_plugin`) that passed.
-
-A page's checks are its own code blocks (pytest-codeblocks ids ``docs/<page>.md::line N``), the
-snippet files it includes (``tests/test_snippets.py::...[snippets/...]``), the property tests
-that prove a claim id stated on the page (``scripts.claim_register.proofs_in_sources``), for a
-notebook its nbmake and notebook tests, and for the API map ``tests/test_api_map.py``.
-
-CPU kernel paths (the record's ``cpu_paths``: the pinned release run with kernels forced down,
-``python -m scripts.torch_matrix --cpu-paths``) count from the record alone, by the same rule: the
-line names how many paths passed every check of the page and links their table, and a check that
-failed or is not yet run on a path is listed at the end of the page.
-
-On ``docs/claims.md`` the comment ``<!-- torch-matrix: claims-by-release -->`` is replaced by a
-table: one row per claim (the page's ``###`` sections), one column per release, with the same
-rule, and ``<!-- torch-matrix: cpu-paths -->`` by the table of CPU path runs
-(:func:`paths_table`). Plain HTML, no script. Without a record the pages get no line and the
-build logs why (at info level).
+From the torch matrix's record (``snippets/data/torch_matrix.json``, :mod:`scripts.matrix_record`)
+a page gets: in its facts line (:mod:`scripts.hooks.page_facts`) the releases and the number of
+CPU paths on which all its checks passed, with links to what differs or is not yet run; a note
+after each block that fails on an earlier release; the list of those checks at its end.
+``docs/claims.md`` gets the claims-by-release table (:data:`CLAIMS_MARKER`) and the CPU paths'
+(:data:`PATHS_MARKER`). The pinned release counts as passed (the test suite runs every check on
+it); a release or path counts a check when the record has a passing run of it as it is today
+(same fingerprint). A page's checks: its blocks (as pytest-codeblocks collects them), the snippets
+it includes, the property tests of the claim ids it states (:func:`proofs_in_sources`), a
+notebook's nbmake and notebook tests, the API map's tests. Without a record, pages get nothing.
 """
 
 from __future__ import annotations
 
+import ast
+import functools
 import html
+import io
 import logging
 import re
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
+from markdown_it import MarkdownIt
+from mdit_py_plugins.front_matter import front_matter_plugin
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.pages import Page
+from packaging.version import Version
+from pymdownx.snippets import SnippetPreprocessor
+from pytest_codeblocks.main import extract_from_buffer
 
 _PROJECT = str(Path(__file__).resolve().parents[2])
 if _PROJECT not in sys.path:
     sys.path.insert(0, _PROJECT)  # a test loads this file alone, by path
+from scripts import matrix_record as record  # noqa: E402
 from scripts.hooks.page_facts import add_fact  # noqa: E402
 
 log = logging.getLogger("mkdocs.hooks.torch_matrix")
@@ -61,128 +48,117 @@ PATHS_PAGE, PATHS_ID = "claims.md", "cpu-kernel-paths"
 SNIPPET_TEST = "tests/test_snippets.py::test_snippet_runs_as_main_and_prints_its_golden_output"
 #: How the matrix's plugin words a block whose printed output differs from the page's.
 PRINTS = re.compile(r'prints "(?P<printed>.*)" where the page shows "(?P<shown>.*)"', re.DOTALL)
-#: The id of the list at the end of a page that the line under the title links to.
+#: A claim id as the page's HTML carries it (``{ #claim-<id> }`` on a paragraph, attr_list).
+CLAIM_ID = re.compile(r'\sid="claim-(?P<id>[a-z0-9-]+)"')
+#: The id of the list at the end of a page that the facts line links to.
 DETAILS_ID = "torch-matrix-details"
+#: CommonMark with front matter: where a page's headings and a block's fences are.
+MARKDOWN = MarkdownIt("commonmark").use(front_matter_plugin)
 
 _record: dict = {}
 _root = Path(".")
-_claim_tests: dict[str, list[str]] = {}  # page path (docs/...) -> property tests of its claims
-_checks: dict[str, list] = {}  # src_uri -> the page's checks, computed once per build
+_proofs: dict[str, list[str]] = {}  # claim id -> its property tests
 
 
 @dataclass
 class Check:
-    """One test of a page: its id today, a label for readers, its fingerprint and the line of
-    the page it starts on (``None`` for a test that is not a block of the page)."""
+    """One test of a page: its id today, a label for readers, its fingerprint, the line of the
+    page it starts on (``None`` for a test that is not a block of the page) and whether the page
+    shows its expected output (a fenced block after it)."""
 
     test_id: str
     label: str
     fingerprint: str | None
     line: int | None = None
+    shows_output: bool = False
 
 
 @dataclass
 class Status:
-    """How a page's checks stand on each release: ``passed`` lists the releases where all pass;
-    ``pending`` and ``failed`` map a release to its checks not yet run there (as they are today)
-    and to its failing checks with the recorded message."""
+    """How checks stand on the releases (or the CPU paths) of the record: ``passed`` lists those
+    where all pass; ``pending`` and ``failed`` map one to its checks not yet run there (as they
+    are today) and to its failing checks with the recorded message."""
 
     checks: list[Check]
     passed: list[str]
     pending: dict[str, list[Check]]
     failed: dict[str, list[tuple[Check, str]]]
-    paths_passed: list[str] = field(default_factory=list)
-    paths_pending: dict[str, list[Check]] = field(default_factory=dict)
-    paths_failed: dict[str, list[tuple[Check, str]]] = field(default_factory=dict)
 
 
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
-    """Load the record and the claim register (once per build, so ``mkdocs serve`` shows a
+    """Load the record and the claims' proofs (once per build, so ``mkdocs serve`` shows a
     refreshed record)."""
-    global _record, _root, _claim_tests
+    global _record, _root, _proofs
     _root = Path(config.config_file_path).resolve().parent  # the project: pages and record
-    _checks.clear()
-    code = Path(__file__).resolve().parents[2]  # the repository holding scripts/
-    if str(code) not in sys.path:
-        sys.path.insert(0, str(code))
-    from scripts.claim_register import claims_on_pages, proofs_in_sources
-    from scripts.matrix_record import RECORD, load_record
-
-    _record = load_record(_root / RECORD.relative_to(code))
-    proofs = proofs_in_sources(_root)
-    _claim_tests = {}
-    for claim, places in claims_on_pages(_root).items():
-        for page, _line in places:
-            tests = _claim_tests.setdefault(page, [])
-            tests.extend(t for t in proofs.get(claim, []) if t not in tests)
+    _source.cache_clear()
+    _record = record.load_record(_root / record.RECORD.relative_to(record.ROOT))
+    _proofs = proofs_in_sources(_root)
     if not _record.get("releases"):
         log.info("no torch matrix record: pages get no 'Verified' line "
                  "(python -m scripts.torch_matrix writes it)")
     return config
 
 
-def checks_of(src_uri: str) -> list[Check]:
-    """:func:`page_checks` of the page, computed once per build (the markdown and the content
-    steps both need them)."""
-    if src_uri not in _checks:
-        _checks[src_uri] = page_checks(src_uri, _root)
-    return _checks[src_uri]
+def proofs_in_sources(root: Path) -> dict[str, list[str]]:
+    """Claim id -> the tests proving it (``tests/<file>.py::<function>``), read from the
+    ``@proves(...)`` decorators of ``root/tests/test_claims_*.py`` without importing them (that
+    would import torch and Hypothesis). Equals :data:`scripts.claim_register.PROOFS` once every
+    test module is imported (``tests/test_claims_register.py`` checks that). Raises
+    ``SyntaxError`` for a test module that does not parse."""
+    found: dict[str, list[str]] = {}
+    for module in sorted((root / "tests").glob("test_claims_*.py")):
+        for node in ast.walk(ast.parse(module.read_text(encoding="utf-8"))):
+            for decorator in getattr(node, "decorator_list", []):
+                if getattr(getattr(decorator, "func", None), "id", None) == "proves":
+                    for arg in decorator.args:  # string literals: ids without "claim-"
+                        if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                            found.setdefault(arg.value, []).append(
+                                f"tests/{module.name}::{node.name}")
+    return found
 
 
-def page_checks(src_uri: str, root: Path) -> list[Check]:
-    """The checks of the page ``docs/<src_uri>`` as they are today (see the module docstring)."""
-    from pytest_codeblocks.main import extract_from_file
+@functools.cache
+def _source(src_uri: str) -> str:
+    """The Markdown of the page ``docs/<src_uri>``, read once per build."""
+    return (_root / "docs" / src_uri).read_text(encoding="utf-8")
 
-    from scripts.markdown_model import includes_in
-    from scripts.torch_matrix_plugin import block_fingerprint, file_fingerprint
 
+def page_checks(src_uri: str, claims: list[str] = ()) -> list[Check]:
+    """The checks of the page ``docs/<src_uri>`` as they are today (see the module docstring);
+    ``claims`` are the claim ids it states. Raises ``OSError`` when the page cannot be read."""
     rel = f"docs/{src_uri}"
-    path = root / rel
+    path = _root / rel
     checks: list[Check] = []
-    stem = Path(src_uri).stem
     if path.suffix == ".md":
-        for block in extract_from_file(path):
+        text = _source(src_uri)
+        for block in extract_from_buffer(io.StringIO(text)):
             if block.syntax in ("python", "sh", "bash"):  # as pytest-codeblocks collects
                 checks.append(Check(f"{rel}::line {block.lineno}", f"block at line {block.lineno}",
-                                    block_fingerprint(block.code, block.expected_output),
-                                    block.lineno))
-        snippets = sorted({inc.path for inc in includes_in(path.read_text(encoding="utf-8"))
-                           if inc.path.startswith("snippets/") and inc.path.endswith(".py")})
-        for snippet in snippets:
-            checks.append(Check(f"{SNIPPET_TEST}[{snippet}]", f"snippet {snippet}",
-                                file_fingerprint(root / snippet)))
+                                    record.block_fingerprint(block.code, block.expected_output),
+                                    block.lineno, block.expected_output is not None))
+        # The files it includes, as pymdownx.snippets reads an include line (``--8<-- "path"``).
+        includes = (SnippetPreprocessor.RE_ALL_SNIPPETS.match(ln) for ln in text.splitlines())
+        included = {m["snippet"][1:-1].partition(":")[0] for m in includes
+                    if m and m["snippet"] and not m["escape"]}
+        for snippet in sorted(included):
+            if snippet.startswith("snippets/") and snippet.endswith(".py"):
+                    checks.append(Check(f"{SNIPPET_TEST}[{snippet}]", f"snippet {snippet}",
+                                    record.file_fingerprint(_root / snippet)))
     elif path.suffix == ".ipynb":
-        checks.append(Check(f"{rel}::", f"notebook {Path(rel).name}", file_fingerprint(path)))
-    for test_id in sorted(_claim_tests.get(rel, [])):
+        checks.append(Check(f"{rel}::", f"notebook {path.name}", record.file_fingerprint(path)))
+    for test_id in sorted({t for claim in claims for t in _proofs.get(claim, [])}):
         checks.append(Check(test_id, f"property test {test_id.split('::', 1)[1]}", None))
-    for test_id in _record_ids():
-        if test_id.startswith("tests/test_api_map.py::") and stem == "api-map":
+    ids = sorted({t for entry in _record.get("releases", {}).values() for t in entry["tests"]})
+    for test_id in ids:
+        if test_id.startswith("tests/test_api_map.py::") and path.stem == "api-map":
             checks.append(Check(test_id, test_id.split("::", 1)[1], None))
         elif test_id.startswith("tests/test_notebooks.py::") and test_id.endswith(f"[{rel}]"):
-            checks.append(Check(test_id, test_id.split("::", 1)[1], file_fingerprint(path)))
+            checks.append(Check(test_id, test_id.split("::", 1)[1], record.file_fingerprint(path)))
     return checks
-
-
-def _record_ids() -> list[str]:
-    ids: set[str] = set()
-    for entry in _record.get("releases", {}).values():
-        ids.update(entry["tests"])
-    return sorted(ids)
-
-
-def outcome(check: Check, tests: dict[str, dict]) -> dict | None:
-    """The recorded outcome of ``check`` in one release's ``tests``, or ``None`` when the record
-    has no run of the check as it is today (:func:`scripts.matrix_record.recorded`; a notebook's
-    check, id ending in ``::``, is the nbmake test of that file)."""
-    from scripts.matrix_record import recorded
-
-    return recorded(check.test_id, check.fingerprint, tests)
 
 
 def _releases() -> list[str]:
     """The record's releases, newest first."""
-    from packaging.version import Version
-
     return sorted(_record.get("releases", {}), key=Version, reverse=True)
 
 
@@ -192,32 +168,22 @@ def _pinned() -> str | None:
     return _record.get("pinned") or (releases[0] if releases else None)
 
 
-def _paths() -> list[str]:
-    """The record's CPU path runs (``x86_64/avx2``), sorted."""
-    return sorted(_record.get("cpu_paths", {}))
-
-
-def status(checks: list[Check]) -> Status:
-    """Where ``checks`` stand on each release of the record (see the module docstring) and on
-    each CPU path run of the pinned release (from the record only: a run of the check as it is
-    today that passed)."""
+def status(checks: list[Check], runs: str = "releases") -> Status:
+    """Where ``checks`` stand on each release of the record (``runs="releases"``, the pinned one
+    passing) or on each of its CPU path runs of the pinned release (``runs="cpu_paths"``)."""
     result = Status(checks, [], {}, {})
-    columns = [(r, _record["releases"][r]["tests"], result.passed, result.pending, result.failed)
-               for r in _releases()]
-    columns += [(p, _record["cpu_paths"][p]["tests"], result.paths_passed, result.paths_pending,
-                 result.paths_failed) for p in _paths()]
-    for name, tests, passed, pending, failed in columns:
-        if name == _pinned():
-            passed.append(name)
-            continue
-        for check in checks:
-            found = outcome(check, tests)
-            if found is None:
-                pending.setdefault(name, []).append(check)
-            elif found["outcome"] == "failed":
-                failed.setdefault(name, []).append((check, found.get("message", "")))
-        if name not in pending and name not in failed:
-            passed.append(name)
+    names = _releases() if runs == "releases" else sorted(_record.get("cpu_paths", {}))
+    for name in names:
+        if name != _pinned():
+            tests = _record[runs][name]["tests"]
+            for check in checks:
+                found = record.recorded(check.test_id, check.fingerprint, tests)
+                if found is None:
+                    result.pending.setdefault(name, []).append(check)
+                elif found["outcome"] == "failed":
+                    result.failed.setdefault(name, []).append((check, found.get("message", "")))
+        if name not in result.pending and name not in result.failed:
+            result.passed.append(name)
     return result
 
 
@@ -232,13 +198,12 @@ def _grouped(by_release: dict[str, list]) -> list[tuple[list[str], list]]:
     """Releases with the same list of items share one entry: ``[(releases, items)]``."""
     groups: dict[str, tuple[list[str], list]] = {}
     for release, items in by_release.items():
-        key = repr([(i[0].test_id, i[1]) if isinstance(i, tuple) else i.test_id for i in items])
-        groups.setdefault(key, ([], items))[0].append(release)
+        groups.setdefault(repr(items), ([], items))[0].append(release)
     return list(groups.values())
 
 
-def _count(n: int) -> str:
-    return f"{n} check{'s' if n != 1 else ''}"
+def _count(n: int, noun: str = "check") -> str:
+    return f"{n} {noun}{'s' if n != 1 else ''}"
 
 
 def in_readers_terms(message: str) -> str:
@@ -251,69 +216,62 @@ def in_readers_terms(message: str) -> str:
     return f"fails with <code>{html.escape(message)}</code>"
 
 
-def verified_line(state: Status, paths_href: str | None = None) -> str:
+def verified_line(state: Status, paths: Status, paths_href: str | None = None) -> str:
     """What the page's facts line says of the torch matrix (an HTML fragment,
     :func:`scripts.hooks.page_facts.add_fact`), kept short for a phone: how many checks passed on
-    which releases and on how many CPU kernel paths (``paths_href`` links the paths' table), then
-    a link per kind of difference to the list at the end of the page."""
-    n = len(state.checks)
-    parts = []
+    which releases (``state``) and on how many CPU kernel paths (``paths``; ``paths_href`` links
+    their table), then a link per kind of difference to the list at the end of the page."""
+    parts, links = [], []
     if state.passed:
-        on_paths = ""
-        if state.paths_passed:
-            count = len(state.paths_passed)
-            label = f"{count} CPU path{'s' if count != 1 else ''}"
-            if paths_href:
-                label = f'<a href="{paths_href}">{label}</a>'
-            on_paths = f" and {label}"
-        parts.append(f"<strong>Verified</strong>: {_count(n)} on torch "
-                     f"{release_list(state.passed)}{on_paths}")
+        on_paths = _count(len(paths.passed), "CPU path") if paths.passed else ""
+        if on_paths and paths_href:
+            on_paths = f'<a href="{paths_href}">{on_paths}</a>'
+        parts.append(f"<strong>Verified</strong>: {_count(len(state.checks))} on torch "
+                     f"{release_list(state.passed)}{' and ' + on_paths if on_paths else ''}")
     for releases, failures in _grouped(state.failed):
-        parts.append(f'<a href="#{DETAILS_ID}">{len(failures)} '
-                     f"differ{'s' if len(failures) == 1 else ''} on {release_list(releases)}</a>")
-    for key, failures in sorted(state.paths_failed.items()):
-        parts.append(f'<a href="#{DETAILS_ID}">{len(failures)} '
-                     f"differ{'s' if len(failures) == 1 else ''} on CPU path {key}</a>")
+        links.append(f"{len(failures)} differ{'s' * (len(failures) == 1)} on "
+                     f"{release_list(releases)}")
+    for key, failures in sorted(paths.failed.items()):
+        links.append(f"{len(failures)} differ{'s' * (len(failures) == 1)} on CPU path {key}")
     for releases, pending in _grouped(state.pending):
-        parts.append(f'<a href="#{DETAILS_ID}">{len(pending)} not yet run on '
-                     f"{release_list(releases)}</a>")
-    if state.paths_pending:
-        count = len(state.paths_pending)
-        parts.append(f'<a href="#{DETAILS_ID}">not yet run on {count} CPU '
-                     f"path{'s' if count != 1 else ''}</a>")
+        links.append(f"{len(pending)} not yet run on {release_list(releases)}")
+    if paths.pending:
+        links.append(f"not yet run on {_count(len(paths.pending), 'CPU path')}")
+    parts += [f'<a href="#{DETAILS_ID}">{text}</a>' for text in links]
     return f'<span class="torch-matrix">{"; ".join(parts)}</span>'
 
 
-def details_html(state: Status, sections, anchors) -> str:
-    """The list at the end of a page: its checks not yet run, or failing, per release and per
-    CPU path (HTML); empty when every check passed everywhere."""
-    if not (state.pending or state.failed or state.paths_pending or state.paths_failed):
+def details_html(state: Status, paths: Status,
+                 sections: list[tuple[int, int, str, str | None]]) -> str:
+    """The list at the end of a page: its checks not yet run, or failing, per release
+    (``state``) and per CPU path (``paths``) as HTML, each block named with the section holding
+    it (``sections``, :func:`sections_of`); empty when every check passed everywhere."""
+    if not (state.pending or state.failed or paths.pending or paths.failed):
         return ""
 
     def where(check: Check) -> str:
-        text = html.escape(check.label)
-        section = _section_of(check.line, sections, anchors) if check.line else None
-        if section:
-            text += f' in <a href="{section[1]}">{html.escape(section[0])}</a>'
-        return text
+        before = [s for s in sections if check.line and s[0] < check.line]
+        if not before or before[-1][3] is None:
+            return html.escape(check.label)
+        _, _, title, url = before[-1]
+        return f'{html.escape(check.label)} in <a href="{url}">{html.escape(title)}</a>'
+
+    def names(checks: list[Check]) -> str:
+        return ", ".join(map(where, checks))
 
     items = []
     for releases, failures in _grouped(state.failed):
-        for check, message in failures:
-            items.append(f"<li>On PyTorch {release_list(releases)}, {where(check)} "
-                         f"{in_readers_terms(message)}.</li>")
+        items += [f"<li>On PyTorch {release_list(releases)}, {where(check)} "
+                  f"{in_readers_terms(message)}.</li>" for check, message in failures]
     for releases, pending in _grouped(state.pending):
-        names = ", ".join(where(c) for c in pending)
-        items.append(f"<li>Not yet run on PyTorch {release_list(releases)} (changed since the last "
-                     f"matrix run): {names}.</li>")
-    for key, failures in sorted(state.paths_failed.items()):
-        for check, message in failures:
-            items.append(f"<li>On CPU path {html.escape(key)}, {where(check)} "
-                         f"{in_readers_terms(message)}.</li>")
-    for key, pending in sorted(state.paths_pending.items()):
-        names = ", ".join(where(c) for c in pending)
+        items.append(f"<li>Not yet run on PyTorch {release_list(releases)} (changed since the "
+                     f"last matrix run): {names(pending)}.</li>")
+    for key, failures in sorted(paths.failed.items()):
+        items += [f"<li>On CPU path {html.escape(key)}, {where(check)} "
+                  f"{in_readers_terms(message)}.</li>" for check, message in failures]
+    for key, pending in sorted(paths.pending.items()):
         items.append(f"<li>Not yet run on CPU path {html.escape(key)} (changed since its last "
-                     f"run): {names}.</li>")
+                     f"run): {names(pending)}.</li>")
     dates = sorted({e["date"] for e in _record["releases"].values()})
     return (f'<div class="torch-matrix" id="{DETAILS_ID}"><p><strong>This page in the torch '
             f"matrix</strong> (every check runs on PyTorch {_pinned()} with each change; the "
@@ -325,84 +283,61 @@ def block_notes(markdown: str, offset: int, state: Status) -> str:
     """``markdown`` with a note after each block that fails on some release: after the block's
     closing fence, or after its expected output when the page shows one. ``offset`` is the number
     of lines of the page's file before ``markdown`` (its front matter)."""
-    from scripts.markdown_model import fences_of
-
-    notes: dict[int, list[tuple[list[str], str]]] = {}
+    lines = markdown.splitlines()
+    insert: dict[int, list[str]] = {}
     for releases, failures in _grouped(state.failed):
         for check, message in failures:
-            if check.line is not None:
-                notes.setdefault(check.line - offset, []).append((releases, message))
-    if not notes:
+            if check.line is None:
+                continue
+            first = lines[check.line - offset - 1]
+            indent = first[:len(first) - len(first.lstrip())]
+            # The block and the rest of the page, out of its tab or admonition, as CommonMark.
+            rest = "\n".join(ln[min(len(indent), len(ln) - len(ln.lstrip())):]
+                             for ln in lines[check.line - offset - 1:])
+            fences = [t for t in MARKDOWN.parse(rest) if t.type == "fence"]
+            end = check.line - offset - 1 + fences[int(check.shows_output)].map[1]
+            insert.setdefault(end, []).extend([
+                "", f'{indent}<p class="torch-matrix-difference">On PyTorch '
+                    f"{release_list(releases)} this block {in_readers_terms(message)}.</p>"])
+    if not insert:
         return markdown
-    lines = markdown.splitlines()
-    fences = fences_of(lines)
-    insert: dict[int, list[str]] = {}
-    for k, fence in enumerate(fences):
-        if fence.line not in notes:
-            continue
-        last = fence
-        if k + 1 < len(fences) and fences[k + 1].is_expected_output:
-            last = fences[k + 1]
-        text = []
-        for releases, message in notes[fence.line]:
-            text += ["", f'{fence.indent}<p class="torch-matrix-difference">On '
-                         f"PyTorch {release_list(releases)} this block "
-                         f"{in_readers_terms(message)}.</p>"]
-        insert[last.end_line] = text
     out = []
     for number, line in enumerate(lines, start=1):
-        out.append(line)
-        out.extend(insert.get(number, []))
+        out += [line, *insert.get(number, [])]
     return "\n".join(out) + "\n"
 
 
-def _sections(markdown_path: Path) -> list[tuple[int, int, str]]:
-    """``(line, level, title)`` of each ``##``/``###`` heading of a Markdown file."""
-    from scripts.markdown_model import headings
-
-    lines = markdown_path.read_text(encoding="utf-8").splitlines()
-    return [(h.line, h.level, h.title) for h in headings(lines) if h.level in (2, 3)]
-
-
-def _anchors(page: Page) -> list[tuple[int, str, str]]:
-    """``(level, title, url)`` of the page's table of contents, in order."""
-    out = []
-
-    def walk(items):
-        for item in items:
-            out.append((item.level, html.unescape(item.title), item.url))
-            walk(item.children)
-
-    walk(page.toc.items)
-    return [a for a in out if a[0] in (2, 3)]
+def sections_of(text: str, page: Page) -> list[tuple[int, int, str, str | None]]:
+    """``(line, level, title, url)`` of each ``##``/``###`` heading of the page's Markdown
+    ``text`` (1-based line of its file): title and anchor as the page's table of contents has
+    them, or, when the two do not list as many such headings, the title as written and no
+    anchor."""
+    tokens = MARKDOWN.parse(text)
+    found = [(t.map[0] + 1, int(t.tag[1]), tokens[k + 1].content) for k, t in enumerate(tokens)
+             if t.type == "heading_open" and t.level == 0 and t.tag in ("h2", "h3")]
+    toc, todo = [], list(page.toc.items)
+    while todo:  # depth first, in order
+        item = todo.pop(0)
+        todo[:0] = item.children
+        if item.level in (2, 3):
+            toc.append((html.unescape(item.title), item.url))
+    if len(toc) != len(found):
+        return [(line, level, title, None) for line, level, title in found]
+    return [(line, level, *anchor) for (line, level, _), anchor in zip(found, toc, strict=True)]
 
 
-def _section_of(line: int, sections, anchors) -> tuple[str, str] | None:
-    """The title (as in the table of contents) and anchor of the section holding ``line``."""
-    if len(sections) != len(anchors):
-        return None
-    before = [n for n, (start, _, _) in enumerate(sections) if start < line]
-    if not before:
-        return None
-    _, title, url = anchors[before[-1]]
-    return title, url
-
-
-def claims_table(page: Page, checks: list[Check]) -> str:
-    """The claims-by-release table (HTML): one row per ``###`` claim of the page holding a block,
-    a cell per release: holds, differs (with what the block does there), or not yet run."""
-    sections = _sections(Path(page.file.abs_src_path))
-    anchors = _anchors(page)
+def claims_table(checks: list[Check], sections: list[tuple[int, int, str, str | None]]) -> str:
+    """The claims-by-release table (HTML): one row per ``###`` claim of ``sections``
+    (:func:`sections_of`) holding a block, a cell per release: holds, differs (with what the
+    block does there), or not yet run."""
     rows = []
-    claims = [(n, s) for n, s in enumerate(sections) if s[1] == 3]
-    for k, (index, (start, _, title)) in enumerate(claims):
-        end = claims[k + 1][1][0] if k + 1 < len(claims) else 10**9
+    claims = [s for s in sections if s[1] == 3]
+    for k, (start, _, title, url) in enumerate(claims):
+        end = claims[k + 1][0] if k + 1 < len(claims) else 10**9
         mine = [c for c in checks if c.line is not None and start < c.line < end]
         if not mine:
             continue
-        name = html.escape(title)
-        if len(sections) == len(anchors):
-            name = f'<a href="{anchors[index][2]}">{html.escape(anchors[index][1])}</a>'
+        name = f'<a href="{url}">{html.escape(title)}</a>' if url else html.escape(title)
         state = status(mine)
         cells = []
         for release in _releases():
@@ -410,26 +345,13 @@ def claims_table(page: Page, checks: list[Check]) -> str:
                 check, message = state.failed[release][0]
                 cells.append(f"<td><strong>differs</strong>: {check.label} "
                              f"{in_readers_terms(message)}</td>")
-            elif release in state.pending:
-                cells.append("<td>not yet run</td>")
             else:
-                cells.append("<td>holds</td>")
+                cells.append("<td>not yet run</td>" if release in state.pending
+                             else "<td>holds</td>")
         rows.append(f"<tr><td>{name}</td>{''.join(cells)}</tr>")
     header = "".join(f"<th>PyTorch {r}</th>" for r in _releases())
     return (f"<table><thead><tr><th>Claim</th>{header}</tr></thead>"
             f"<tbody>{''.join(rows)}</tbody></table>")
-
-
-def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, files) -> str:
-    """Put a note after each block that fails on a covered release."""
-    if not _record.get("releases") or not page.file.src_uri.endswith(".md"):
-        return markdown
-    state = status(checks_of(page.file.src_uri))
-    if not state.failed:
-        return markdown
-    source = Path(page.file.abs_src_path).read_text(encoding="utf-8")
-    offset = len(source.splitlines()) - len(markdown.splitlines())  # the front matter's lines
-    return block_notes(markdown, offset, state)
 
 
 def paths_table() -> str:
@@ -437,13 +359,12 @@ def paths_table() -> str:
     its settings, the CPU (model and the flags that decide kernels), the ATen capability, threads
     and oneDNN the run reported, its date and its outcome counts."""
     rows = []
-    for key in _paths():
+    for key in sorted(_record.get("cpu_paths", {})):
         run = _record["cpu_paths"][key]
         settings = " ".join(f"<code>{html.escape(k)}={html.escape(v)}</code>"
                             for k, v in run.get("settings", {}).items()) or "none"
-        machine = run.get("machine", {})
+        machine, summary = run.get("machine", {}), run.get("summary", {})
         flags = ", ".join(machine.get("flags", [])) or "none of note"
-        summary = run.get("summary", {})
         rows.append(
             f"<tr><td><code>{html.escape(key)}</code>: {html.escape(run.get('runs', ''))}</td>"
             f"<td>{settings}</td>"
@@ -459,25 +380,37 @@ def paths_table() -> str:
             f"<th>Run</th></tr></thead><tbody>{''.join(rows)}</tbody></table>")
 
 
+def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, files) -> str:
+    """Put a note after each block that fails on a covered release."""
+    uri = page.file.src_uri
+    if not _record.get("releases") or not uri.endswith(".md"):
+        return markdown
+    state = status(page_checks(uri))
+    if not state.failed:
+        return markdown
+    offset = len(_source(uri).splitlines()) - len(markdown.splitlines())  # the front matter's
+    return block_notes(markdown, offset, state)
+
+
 def on_page_content(html_: str, *, page: Page, config: MkDocsConfig, files) -> str:
-    """Add what the matrix says of the page to the line under its title, and its list at the
-    end; fill the claims table and the CPU paths' table."""
+    """Add what the matrix says of the page to its facts line, and its list at the end; fill the
+    claims table and the CPU paths' table."""
     if not _record.get("releases"):
         return html_.replace(CLAIMS_MARKER, "").replace(PATHS_MARKER, "")
-    checks = checks_of(page.file.src_uri)
+    uri = page.file.src_uri
+    markdown = uri.endswith(".md")
+    checks = page_checks(uri, CLAIM_ID.findall(html_) if markdown else [])
+    sections = sections_of(_source(uri), page) if markdown else []
     if CLAIMS_MARKER in html_:
-        html_ = html_.replace(CLAIMS_MARKER, claims_table(page, checks))
+        html_ = html_.replace(CLAIMS_MARKER, claims_table(checks, sections))
     if PATHS_MARKER in html_:
         html_ = html_.replace(PATHS_MARKER, paths_table())
     if not checks:
         return html_
-    state = status(checks)
-    sections = _sections(Path(page.file.abs_src_path)) if page.file.src_uri.endswith(".md") else []
-    html_ += details_html(state, sections, _anchors(page))
+    state, paths = status(checks), status(checks, "cpu_paths")
+    html_ += details_html(state, paths, sections)
     if "</h1>" not in html_:
         return html_
     target = files.get_file_from_path(PATHS_PAGE)
-    href = None
-    if target is not None:
-        href = f"{target.url_relative_to(page.file)}#{PATHS_ID}"
-    return add_fact(html_, verified_line(state, href))
+    href = f"{target.url_relative_to(page.file)}#{PATHS_ID}" if target is not None else None
+    return add_fact(html_, verified_line(state, paths, href))
