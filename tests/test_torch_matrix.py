@@ -457,6 +457,7 @@ def test_merging_keeps_cpu_path_runs_of_the_same_pin_only():
         "aarch64/native", "x86_64/native"]
 
 
+@pytest.mark.audit  # the CPU kernel paths are audits; this starts fresh Python processes
 def test_the_no_onednn_path_switches_onednn_off_in_every_process(tmp_path):
     """The ``no-onednn`` path's sitecustomize, on PYTHONPATH, leaves a new Python process with
     ``torch.backends.mkldnn.enabled`` false, and leaves it true without the variable."""
