@@ -179,10 +179,9 @@ def execute_notebook(source: Path, target: Path, key: str = "") -> None:
 #: Where each article's download (its notebook, or a zip of it and its data) is kept.
 ARTICLES_DIR = Path(".cache") / "articles"
 #: Bumped when what an article's download holds changes without a change to the code below.
-ARTICLES_FORMAT = "articles-1"
+ARTICLES_FORMAT = "articles-2"
 #: The code that turns a page into its download: part of every article's key.
-CONVERTER = ["scripts/article_notebooks.py", "scripts/hooks/article_notebooks.py",
-             "scripts/markdown_model.py", "scripts/markdown_math.py"]
+CONVERTER = ["scripts/article_notebooks.py", "scripts/hooks/article_notebooks.py"]
 #: An unused entry of a cache folder is deleted only when it is older than this (seconds): a
 #: concurrent build (``mkdocs serve`` beside the tests) may be about to read it.
 PRUNE_AFTER_S = 3600
