@@ -79,6 +79,15 @@ def _url(target: str, page: str, site_url: str) -> str:
     return site_url.rstrip("/") + "/" + path + hash_ + fragment
 
 
+def _prose(text: str, page: str, site_url: str) -> str:
+    """``text``, Markdown of ``page`` outside code, rewritten by :data:`PROSE`, links made
+    absolute on the published site (``site_url``)."""
+    for pattern, replacement in PROSE:
+        text = pattern.sub(replacement, text)
+    text = re.sub(r"\n{3,}", "\n\n", text)  # where a line was left out
+    return re.sub(r"\]\(([^)\s]+)\)", lambda m: f"]({_url(m[1], page, site_url)})", text)
+
+
 def _shipped(code: str, root: Path) -> dict[str, bytes]:
     """The snippet modules ``code`` imports (``from snippets.a.b import c``) and those they import
     (their packages need no ``__init__.py``): path under ``root`` (POSIX) -> bytes."""
@@ -138,11 +147,10 @@ def article_notebook(page: str, site_url: str, root: Path = ROOT) -> ArticleNote
         "language_info": {"name": "python"},
         "source": f"docs/{page} of the site's repository, converted when the site was built"}
     for cell in notebook.cells:
-        if cell.cell_type == "markdown":
-            for pattern, replacement in PROSE:
-                cell.source = pattern.sub(replacement, cell.source)
-            cell.source = re.sub(r"\]\(([^)\s]+)\)", lambda t: f"]({_url(t[1], page, site_url)})",
-                                 re.sub(r"\n{3,}", "\n\n", cell.source))
+        if cell.cell_type == "markdown":  # its prose, not the code it shows
+            parts = re.split(r"(^```.*?^```$)", cell.source, flags=re.M | re.S)
+            cell.source = "".join(_prose(part, page, site_url) if n % 2 == 0 else part
+                                  for n, part in enumerate(parts))
         cell.source = cell.source.strip("\n")
     notebook.cells = [cell for cell in notebook.cells if cell.source]
     for n, cell in enumerate(notebook.cells):
