@@ -125,7 +125,7 @@ def _project(tmp_path: Path) -> Path:
         "```python\nLIMIT = 0  # a page block that rebinds the file's name\nprint(1)\n```\n\n"
         "<!--pytest-codeblocks:expected-output-->\n```text\n1\n```\n\n"
         '<!--pytest.mark.skip(reason="needs a CUDA GPU")-->\n\n```python\nimport torch\n'
-        'torch.zeros(1, device="cuda")\n```\n\n'
+        'torch.zeros(1, device="cuda")\nodd = r"[^x](y)"  # looks like Markdown, is code\n```\n\n'
         '```python title="snippets/demo/count.py — count again"\n'
         '--8<-- "snippets/demo/count.py:count"\n```\n\n'
         "![light](figures/page/f-light.svg#only-light){ loading=lazy }\n"
@@ -155,6 +155,7 @@ def test_conversion_rules(tmp_path):
     assert cells.index(("code", code[2])) > cells.index(("markdown", shown[1]))
     assert [s.count("n = len(words())") for s in shown] == [1, 0, 1] and "--8<--" not in text
     assert "*Not run in this notebook: needs a CUDA GPU.*" in shown[1] and 'device="cuda"' in text
+    assert 'odd = r"[^x](y)"' in shown[1], "the code a Markdown cell shows is not rewritten"
     assert "```text\n1\n```" not in text, "an expected output is printed by its cell, not shown"
     assert "**Tab**" in text and "**Note: Inside**\n\nNested." in text
     assert f"]({SITE_URL}other/#part)" in text and f"]({SITE_URL}page/#here)" in text
