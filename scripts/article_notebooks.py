@@ -23,7 +23,8 @@ from textwrap import dedent
 import jupytext
 import markdown
 import nbformat
-from pymdownx.snippets import SnippetMissingError
+from markdown_it import MarkdownIt
+from pymdownx.snippets import SnippetMissingError, SnippetPreprocessor
 
 ROOT = Path(__file__).resolve().parents[1]
 #: The folder whose files a notebook may read, relative to the repository root.
@@ -31,10 +32,6 @@ DATA_DIR = "snippets/data"
 #: A content tab or an admonition, or a footnote (``note``), and its body: the indented lines below.
 CONTAINER = re.compile(r'^(?:(?P<mark>===|!!!|\?\?\?\+?) *(?P<kind>[\w-]*) *(?:"(?P<title>.*)")?'
                        r"|(?P<note>\[\^.*))\n(?P<body>(?:(?:    .*)?\n)*)", re.M)
-#: A fenced block, with the HTML comment above it (blank lines between allowed), if any.
-FENCE = re.compile(r"^(?:<!--(?P<mark>.*)-->\n(?:[ \t]*\n)*)?```(?P<lang>\w*).*\n"
-                   r"(?P<body>(?s:.*?))^```$", re.M)
-INCLUDE = re.compile(r'^--8<-- "(?P<path>[^":]+)(?::[\w-]+)?"$')
 IMPORT = re.compile(r"^\s*from (snippets[\w.]*) import \(?([\w\s,]+)", re.M)
 #: Rewrites of Markdown cells: dark figures, caption fences and comments go; attribute lists go;
 #: ``#!math`` spans and footnotes become what Jupyter shows.
@@ -102,6 +99,46 @@ def _shipped(code: str, root: Path) -> dict[str, bytes]:
     return shipped
 
 
+def _snippets(root: Path) -> SnippetPreprocessor:
+    """``pymdownx.snippets``' preprocessor, set as in ``mkdocs.yml`` (less the glossary it
+    appends to every page), with ``root`` as its base path."""
+    config = {"base_path": [str(root)], "check_paths": True, "dedent_subsections": True}
+    return markdown.Markdown(extensions=["pymdownx.snippets"], extension_configs={
+        "pymdownx.snippets": config}).preprocessors["snippet"]
+
+
+def included(text: str, root: Path = ROOT) -> list[str]:
+    """The paths (relative to ``root``) of the files that each ``--8<--`` line of ``text`` (a
+    page, or a block's lines) includes, in order, as ``pymdownx.snippets`` reads them."""
+    snippets = _snippets(root)
+    return [snippets.parse_snippet_target(m["snippet"][1:-1])["path"] for line in text.split("\n")
+            if (m := snippets.RE_ALL_SNIPPETS.match(line)) and m["snippet"] and not m["escape"]]
+
+
+def _fence(mark: str, info: str, body: str, ran: set[str]) -> str:
+    """The Markdown that stands for a fenced block (``info``, ``body``) below the HTML comment
+    ``mark`` ('' if none); ``ran`` holds the snippet files whose whole-file cell comes later (the
+    blocks are visited last first), and gets this block's."""
+    lang, body = (info.split() or [""])[0], body.rstrip("\n")
+    skip = re.search(r'skip\(reason="(.*)"\)', mark)
+    if "expected-output" in mark:
+        return ""  # running the block above prints it
+    if lang == "math":  # Jupyter's MathJax breaks lines only inside an environment
+        return "$$\n" + (f"\\begin{{gathered}}\n{body}\n\\end{{gathered}}" if "\\\\" in body
+                         else body) + "\n$$"
+    paths = included(body)
+    if lang != "python" or not (skip or paths and len(paths) == len(body.splitlines())):
+        return f"```{info}\n{body}\n```"
+    out = "<!-- #region -->\n" + (f"*Not run in this notebook: {skip[1]}.*\n\n" if skip else "")
+    out += f"```python\n{body}\n```\n<!-- #endregion -->"
+    for path in [] if skip else [path for path in paths if path not in ran]:
+        ran.add(path)
+        out += (f"\n\n*All of `{path}`; running it runs its checks, as `python {path}` does:*"
+                f'\n\n```python\n__file__ = "{path}"  # paths built from it are relative to this '
+                f'folder\n--8<-- "{path}"\n```')
+    return out
+
+
 def article_notebook(page: str, site_url: str, root: Path = ROOT) -> ArticleNotebook:
     """The notebook of the article ``docs/<page>`` (``page`` like ``lookup-tables.md``), whose
     links point to ``site_url`` (``https://…/``). Reads the page and the files it includes and
@@ -109,36 +146,19 @@ def article_notebook(page: str, site_url: str, root: Path = ROOT) -> ArticleNote
     text = re.sub(r"\A---\n.*?\n---\n", "", (root / "docs" / page).read_text("utf-8"), flags=re.S)
     while (flat := CONTAINER.sub(_flat, text)) != text:  # once per level of nesting
         text = flat
-    left: dict[str, int] = {}  # for each included .py file, how many of its includes are to come
-    for path in re.findall(r'^--8<-- "([^":]+\.py)', text, re.M):
-        left[path] = left.get(path, 0) + 1
-
-    def fence(m: re.Match) -> str:
-        mark, lang, body = m["mark"] or "", m["lang"], m["body"].rstrip("\n")
-        includes = [INCLUDE.match(line) for line in body.splitlines()]
-        skip = re.search(r'skip\(reason="(.*)"\)', mark)
-        if "expected-output" in mark:
-            return ""  # running the block above prints it
-        if lang == "math":  # Jupyter's MathJax breaks lines only inside an environment
-            return "$$\n" + (f"\\begin{{gathered}}\n{body}\n\\end{{gathered}}" if "\\\\" in body
-                             else body) + "\n$$"
-        if lang != "python" or not (skip or includes and all(includes)):
-            return m[0]
-        out = "<!-- #region -->\n" + (f"*Not run in this notebook: {skip[1]}.*\n\n" if skip else "")
-        out += f"```python\n{body}\n```\n<!-- #endregion -->"
-        for path in [] if skip else [include["path"] for include in includes]:
-            left[path] -= 1
-            if not left[path]:
-                out += (f"\n\n*All of `{path}`; running it runs its checks, as `python {path}`"
-                        f' does:*\n\n```python\n__file__ = "{path}"  # paths built from it are '
-                        f'relative to this folder\n--8<-- "{path}"\n```')
-        return out
-
-    config = {"base_path": [str(root)], "check_paths": True, "dedent_subsections": True}
-    snippets = markdown.Markdown(extensions=["pymdownx.snippets"],
-                                 extension_configs={"pymdownx.snippets": config})
+    lines, tokens = text.split("\n"), MarkdownIt("commonmark").parse(text)
+    parts, end, ran = [], len(lines), set()
+    for before, token in reversed(list(zip([None, *tokens[:-1]], tokens, strict=True))):
+        if token.type == "fence" and token.level == 0:  # the last block first
+            comment = before and before.type == "html_block" and before.content.startswith("<!--")
+            mark = before.content if comment else ""
+            parts += [_prose("\n".join(lines[token.map[1]:end]), page, site_url),
+                      _fence(mark, token.info, token.content, ran)]
+            end = before.map[0] if mark else token.map[0]
+    parts.append(_prose("\n".join(lines[:end]), page, site_url))
     try:
-        lines = snippets.preprocessors["snippet"].run(FENCE.sub(fence, text).split("\n"))
+        text = "\n\n".join(part.strip("\n") for part in reversed(parts) if part.strip())
+        lines = _snippets(root).run(text.split("\n"))
     except SnippetMissingError as error:
         raise ValueError(f"{page}: {error}") from None
     notebook = jupytext.reads("\n".join(lines), fmt="md")
@@ -147,10 +167,6 @@ def article_notebook(page: str, site_url: str, root: Path = ROOT) -> ArticleNote
         "language_info": {"name": "python"},
         "source": f"docs/{page} of the site's repository, converted when the site was built"}
     for cell in notebook.cells:
-        if cell.cell_type == "markdown":  # its prose, not the code it shows
-            parts = re.split(r"(^```.*?^```$)", cell.source, flags=re.M | re.S)
-            cell.source = "".join(_prose(part, page, site_url) if n % 2 == 0 else part
-                                  for n, part in enumerate(parts))
         cell.source = cell.source.strip("\n")
     notebook.cells = [cell for cell in notebook.cells if cell.source]
     for n, cell in enumerate(notebook.cells):

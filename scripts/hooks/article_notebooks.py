@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import hashlib
 import io
-import re
 import zipfile
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
 
-from scripts.article_notebooks import ArticleNotebook, article_notebook
+from scripts.article_notebooks import ArticleNotebook, article_notebook, included
 from scripts.hooks.page_facts import add_fact
 
 #: Page source (``lookup-tables.md``) -> the folder holding its download (the execute stage's).
@@ -45,10 +44,10 @@ def downloads(article: ArticleNotebook) -> dict[str, bytes]:
 
 def sources_digest(root: Path, page: str) -> str:
     """sha256 (hex) of every file the conversion of ``page`` may read: ``docs/<page>``, each file
-    it includes (``--8<-- "path…"``) and everything under ``snippets/``."""
+    it includes (:func:`scripts.article_notebooks.included`) and everything under ``snippets/``."""
     text = (root / "docs" / page).read_text(encoding="utf-8")
     paths = {root / "docs" / page, *(root / "snippets").rglob("*"),
-             *(root / path for path in re.findall(r'--8<-- "([^":]+)', text))}
+             *(root / path for path in included(text, root))}
     h = hashlib.sha256()
     for path in sorted(p for p in paths if p.is_file() and "__pycache__" not in p.parts):
         h.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
