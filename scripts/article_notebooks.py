@@ -1,5 +1,6 @@
-"""Every article as a notebook: the page's includes expanded by ``pymdownx.snippets``, its Markdown
-read by jupytext. :func:`article_notebook` reads files and writes none. What becomes what:
+"""Every article as a notebook: the page's fenced blocks found by markdown-it-py, its includes
+expanded by ``pymdownx.snippets``, the result read by jupytext. :func:`article_notebook` reads
+files and writes none. What becomes what:
 
 * an executed block (```` ```python ````) becomes a code cell, the prose Markdown cells; a block
   skipped with ``<!--pytest.mark.skip(reason="…")-->`` is shown with its reason, not run;
@@ -115,7 +116,7 @@ def included(text: str, root: Path = ROOT) -> list[str]:
             if (m := snippets.RE_ALL_SNIPPETS.match(line)) and m["snippet"] and not m["escape"]]
 
 
-def _fence(mark: str, info: str, body: str, ran: set[str]) -> str:
+def _fence(mark: str, info: str, body: str, ran: set[str], root: Path) -> str:
     """The Markdown that stands for a fenced block (``info``, ``body``) below the HTML comment
     ``mark`` ('' if none); ``ran`` holds the snippet files whose whole-file cell comes later (the
     blocks are visited last first), and gets this block's."""
@@ -126,7 +127,7 @@ def _fence(mark: str, info: str, body: str, ran: set[str]) -> str:
     if lang == "math":  # Jupyter's MathJax breaks lines only inside an environment
         return "$$\n" + (f"\\begin{{gathered}}\n{body}\n\\end{{gathered}}" if "\\\\" in body
                          else body) + "\n$$"
-    paths = included(body)
+    paths = included(body, root)
     if lang != "python" or not (skip or paths and len(paths) == len(body.splitlines())):
         return f"```{info}\n{body}\n```"
     out = "<!-- #region -->\n" + (f"*Not run in this notebook: {skip[1]}.*\n\n" if skip else "")
@@ -153,11 +154,11 @@ def article_notebook(page: str, site_url: str, root: Path = ROOT) -> ArticleNote
             comment = before and before.type == "html_block" and before.content.startswith("<!--")
             mark = before.content if comment else ""
             parts += [_prose("\n".join(lines[token.map[1]:end]), page, site_url),
-                      _fence(mark, token.info, token.content, ran)]
+                      _fence(mark, token.info, token.content, ran, root)]
             end = before.map[0] if mark else token.map[0]
     parts.append(_prose("\n".join(lines[:end]), page, site_url))
+    text = "\n\n".join(part.strip("\n") for part in reversed(parts) if part.strip())
     try:
-        text = "\n\n".join(part.strip("\n") for part in reversed(parts) if part.strip())
         lines = _snippets(root).run(text.split("\n"))
     except SnippetMissingError as error:
         raise ValueError(f"{page}: {error}") from None
