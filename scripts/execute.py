@@ -176,7 +176,7 @@ def execute_notebook(source: Path, target: Path, key: str = "") -> None:
     os.replace(tmp, target)
 
 
-#: Where each article's download (its notebook, or a zip of it and its data) is kept.
+#: Where each article's download (its notebook, or a zip of it and the files it reads) is kept.
 ARTICLES_DIR = Path(".cache") / "articles"
 #: Bumped when what an article's download holds changes without a change to the code below.
 ARTICLES_FORMAT = "articles-2"
