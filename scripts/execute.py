@@ -176,13 +176,12 @@ def execute_notebook(source: Path, target: Path, key: str = "") -> None:
     os.replace(tmp, target)
 
 
-#: Where each article's download (its notebook, or a zip of it and its data) is kept.
+#: Where each article's download (its notebook, or a zip of it and the files it reads) is kept.
 ARTICLES_DIR = Path(".cache") / "articles"
 #: Bumped when what an article's download holds changes without a change to the code below.
-ARTICLES_FORMAT = "articles-1"
+ARTICLES_FORMAT = "articles-2"
 #: The code that turns a page into its download: part of every article's key.
-CONVERTER = ["scripts/article_notebooks.py", "scripts/hooks/article_notebooks.py",
-             "scripts/markdown_model.py", "scripts/markdown_math.py"]
+CONVERTER = ["scripts/article_notebooks.py", "scripts/hooks/article_notebooks.py"]
 #: An unused entry of a cache folder is deleted only when it is older than this (seconds): a
 #: concurrent build (``mkdocs serve`` beside the tests) may be about to read it.
 PRUNE_AFTER_S = 3600
@@ -199,8 +198,8 @@ def converter_digest(root: Path) -> str:
 
 def article_downloads(root: Path, pages: list[str], site_url: str) -> dict[str, Path]:
     """Make each article's download (``scripts/hooks/article_notebooks.py``: the article as a
-    notebook, zipped with its data when it reads any) unless it is kept already; return, for
-    each page (``lookup-tables.md``), the folder holding its download file.
+    notebook, zipped with the files it reads, if any) unless it is kept already; return, for each
+    page (``lookup-tables.md``), the folder holding its download file.
 
     Kept in ``.cache/articles/<key>/``, the key being the sha256 of the page, what it includes,
     everything under ``snippets/``, ``site_url`` (the notebook links back to the page), the
@@ -221,11 +220,10 @@ def article_downloads(root: Path, pages: list[str], site_url: str) -> dict[str, 
                 for name, content in converted_now(page, site_url, root).items():
                     (tmp / name).write_bytes(content)
                 os.replace(tmp, folder)  # atomic: a concurrent build never sees half a folder
-            except OSError:  # a concurrent build made it first
-                shutil.rmtree(tmp, ignore_errors=True)
-            except BaseException:
-                shutil.rmtree(tmp, ignore_errors=True)
-                raise
+            except OSError:
+                pass  # a concurrent build made it first
+            finally:
+                shutil.rmtree(tmp, ignore_errors=True)  # gone if it became the folder
         os.utime(folder)  # in use: see prune()
         found[page] = folder
     return found

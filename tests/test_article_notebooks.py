@@ -26,9 +26,8 @@ import nbformat
 import pytest
 import yaml
 
-from scripts.article_notebooks import article_notebook
-from scripts.hooks.article_notebooks import articles, downloads, zip_bytes
-from scripts.markdown_model import ROOT
+from scripts.article_notebooks import ROOT, article_notebook
+from scripts.hooks.article_notebooks import articles, downloads
 
 SITE_URL = "https://example.org/site/"
 ARTICLES = articles(yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=yaml.BaseLoader)["nav"])
@@ -108,7 +107,7 @@ def _project(tmp_path: Path) -> Path:
     (root / "snippets" / "data").mkdir()
     (root / "snippets" / "data" / "words.txt").write_text("a b c\n")
     (root / "snippets" / "demo" / "count.py").write_text(
-        '"""Counts words."""\n\nfrom pathlib import Path\n\n'
+        '"""Counts words."""\n\nfrom __future__ import annotations\n\nfrom pathlib import Path\n\n'
         'TEXT = Path(__file__).resolve().parent.parent / "data" / "words.txt"\n'
         "LIMIT = 10\n\n\n"
         "def words():\n    return TEXT.read_text().split()\n\n\n"
@@ -117,19 +116,23 @@ def _project(tmp_path: Path) -> Path:
         'if __name__ == "__main__":\n    main()\n'
     )
     (root / "docs" / "page.md").write_text(
-        "---\ndescription: x\n---\n\n# Page\n\nSee [the other page](other.md#part) and "
-        "[below](#here), `#!math x^2`.\n\n"
+        "---\ndescription: x\n---\n\n# Page { #top }\n\nSee [the other page](other.md#part) and "
+        "[below](#here), `#!math x^2`.[^n]\n\n"
         '=== "Tab"\n\n    ```python title="snippets/demo/count.py — count"\n'
         '    --8<-- "snippets/demo/count.py:count"\n    ```\n\n'
+        '    !!! note "Inside"\n\n        Nested.\n\n        ```python\n        nested = 1\n'
+        "        ```\n\n"
         "```python\nLIMIT = 0  # a page block that rebinds the file's name\nprint(1)\n```\n\n"
         "<!--pytest-codeblocks:expected-output-->\n```text\n1\n```\n\n"
-        '<!--pytest.mark.skip(reason="needs a CUDA GPU")-->\n```python\nimport torch\n'
-        'torch.zeros(1, device="cuda")\n```\n\n'
+        '<!--pytest.mark.skip(reason="needs a CUDA GPU")-->\n\n```python\nimport torch\n'
+        'torch.zeros(1, device="cuda")\nodd = r"[^x](y)"  # looks like Markdown, is code\n```\n\n'
         '```python title="snippets/demo/count.py — count again"\n'
         '--8<-- "snippets/demo/count.py:count"\n```\n\n'
         "![light](figures/page/f-light.svg#only-light){ loading=lazy }\n"
-        "![dark](figures/page/f-dark.svg#only-dark){ loading=lazy }\n\n"
-        "```math\na = b\n```\n"
+        "![dark](figures/page/f-dark.svg#only-dark){ loading=lazy }\n"
+        "/// caption\nA figure.\n///\n\n"
+        "```math\na = b\n```\n\n```math\na \\\\\nb\n```\n\n"
+        "[^n]: A note\n    on two lines.\n"
     )
     return root
 
@@ -140,48 +143,71 @@ def test_conversion_rules(tmp_path):
     cells = [(c.cell_type, c.source) for c in article.notebook.cells]
     text = "\n".join(source for _, source in cells)
     code = [source for kind, source in cells if kind == "code"]
-    # The file's helpers, its region, the page's block, the file's LIMIT again, the region again.
-    assert '__file__ = "snippets/demo/count.py"' in code[0] and "def words" in code[0]
-    assert "def main" not in code[0] and "__main__" not in code[0]
-    assert code[1].startswith("n = len(words())") and "--8<--" not in code[1]
-    assert code[2].startswith("LIMIT = 0")
-    assert code[3].endswith("\nLIMIT = 10"), "the page block's LIMIT = 0 is not undone"
-    assert code[4] == code[1] and len(code) == 5, "the skipped GPU block must not be a code cell"
-    assert "*Not run in this notebook: needs a CUDA GPU.*" in text and "device=\"cuda\"" in text
+    shown = [source for kind, source in cells if kind == "markdown" and "```python" in source]
+    # The tab's nested admonition's block, the page's block, then the file whole, once, after
+    # its last include: each region is shown, not run; the skipped block is not run either.
+    assert code[:2] == ["nested = 1", "LIMIT = 0  # a page block that rebinds the file's name"
+                        "\nprint(1)"] and len(code) == 3, code
+    assert code[2].startswith('__file__ = "snippets/demo/count.py"  # ')
+    file_cell = code[2].split("\n", 1)[1]
+    assert file_cell == (root / "snippets/demo/count.py").read_text().replace(
+        "    # --8<-- [start:count]\n", "").replace("    # --8<-- [end:count]\n", "").rstrip()
+    assert cells.index(("code", code[2])) > cells.index(("markdown", shown[1]))
+    assert [s.count("n = len(words())") for s in shown] == [1, 0, 1] and "--8<--" not in text
+    assert "*Not run in this notebook: needs a CUDA GPU.*" in shown[1] and 'device="cuda"' in text
+    assert 'odd = r"[^x](y)"' in shown[1], "the code a Markdown cell shows is not rewritten"
     assert "```text\n1\n```" not in text, "an expected output is printed by its cell, not shown"
+    assert "**Tab**" in text and "**Note: Inside**\n\nNested." in text
     assert f"]({SITE_URL}other/#part)" in text and f"]({SITE_URL}page/#here)" in text
     assert f"]({SITE_URL}figures/page/f-light.svg)" in text and "f-dark.svg" not in text
-    assert "$x^2$" in text and "$$\na = b\n$$" in text and "**Tab**" in text
-    assert "description:" not in text and "<!--pytest" not in text
+    assert "A figure." in text and "///" not in text
+    assert "{ loading" not in text and "{ #top }" not in text, "attribute lists are the site's"
+    assert "$x^2$" in text and "$$\na = b\n$$" in text
+    assert "$$\n\\begin{gathered}\na \\\\\nb\n\\end{gathered}\n$$" in text
+    assert "<sup>[n]</sup> A note\non two lines." in text and "# Page\n" in text
+    assert "description:" not in text and "<!--" not in text
     assert article.data == {"snippets/data/words.txt": b"a b c\n"}
     # The zip unpacks to a folder where the notebook finds its data.
-    archive = zipfile.ZipFile(io.BytesIO(zip_bytes(article)))
+    (name, content), = downloads(article).items()
+    archive = zipfile.ZipFile(io.BytesIO(content))
+    assert name == "page.zip"
     assert sorted(archive.namelist()) == ["page/page.ipynb", "page/snippets/data/words.txt"]
-    assert zip_bytes(article) == zip_bytes(article_notebook("page.md", SITE_URL, root))
+    assert content == downloads(article_notebook("page.md", SITE_URL, root))["page.zip"]
     archive.extractall(tmp_path / "out")
     nb = nbformat.read(tmp_path / "out" / "page" / "page.ipynb", as_version=4)
     run_notebook(nb, tmp_path / "out" / "page")
-    last = [c for c in nb.cells if c.source.startswith("n = len")][-1]
-    assert last.outputs[0]["text"] == "3\n"  # the file's LIMIT again, and its data found
+    outputs = [c.outputs for c in nb.cells if c.cell_type == "code"]
+    assert outputs[1][0]["text"] == "1\n"
+    assert outputs[2][0]["text"] == "3\n"  # the file's own LIMIT, and its data found
+
+
+def test_a_notebook_without_data_is_downloaded_alone(tmp_path):
+    root = _project(tmp_path)
+    (root / "docs" / "page.md").write_text("# Page\n\n```python\nprint(2)\n```\n")
+    article = article_notebook("page.md", SITE_URL, root)
+    assert article.data == {}
+    assert downloads(article) == {"page.ipynb": article.ipynb_bytes()}
+    assert article.ipynb_bytes() == article_notebook("page.md", SITE_URL, root).ipynb_bytes()
 
 
 def test_a_missing_region_is_an_error(tmp_path):
     root = _project(tmp_path)
     page = root / "docs" / "page.md"
     page.write_text(page.read_text().replace("count.py:count", "count.py:gone"))
-    with pytest.raises(ValueError, match="no region 'gone'"):
+    with pytest.raises(ValueError, match="page.md: .*'gone' could not be located"):
         article_notebook("page.md", SITE_URL, root)
 
 
-def test_a_region_that_cannot_run_alone_is_shown_and_main_runs(tmp_path):
-    """A region inside a ``with`` of main() reads a name no region binds: it is shown, and the
-    file's main() runs whole after its last region. A module imported whole ships in the zip."""
+def test_a_snippet_module_a_file_imports_ships_with_it(tmp_path):
+    """A file that imports another snippet module runs from the zip, which holds that module (and
+    the data the module reads)."""
     root = _project(tmp_path)
     (root / "snippets" / "demo" / "wrapped.py").write_text(
         "from snippets.demo import count\n\n\n"
         "def main():\n    with open(count.TEXT) as handle:\n"
         "        # --8<-- [start:read]\n        first = handle.read().split()[0]\n"
-        "        # --8<-- [end:read]\n    assert first == 'a'\n    print(first)\n"
+        "        # --8<-- [end:read]\n    assert first == 'a'\n    print(first)\n\n\n"
+        'if __name__ == "__main__":\n    main()\n'
     )
     (root / "docs" / "page.md").write_text(
         '# Page\n\n```python title="snippets/demo/wrapped.py — read"\n'
@@ -189,13 +215,10 @@ def test_a_region_that_cannot_run_alone_is_shown_and_main_runs(tmp_path):
     )
     article = article_notebook("page.md", SITE_URL, root)
     code = [c.source for c in article.notebook.cells if c.cell_type == "code"]
-    text = "\n".join(c.source for c in article.notebook.cells)
-    assert "*From `main()` in `snippets/demo/wrapped.py`, which runs in full below.*" in text
-    assert code[-1].startswith("def main():") and code[-1].endswith("\nmain()")
-    assert "from snippets.demo import count" in code[0]  # kept: the module travels with it
+    assert len(code) == 1 and "from snippets.demo import count" in code[0]
     assert sorted(article.data) == ["snippets/data/words.txt", "snippets/demo/count.py"]
     folder = tmp_path / "out"
-    zipfile.ZipFile(io.BytesIO(zip_bytes(article))).extractall(folder)
+    zipfile.ZipFile(io.BytesIO(downloads(article)["page.zip"])).extractall(folder)
     nb = nbformat.read(folder / "page" / "page.ipynb", as_version=4)
     run_notebook(nb, folder / "page")
     assert nb.cells[-1].outputs[0]["text"] == "a\n"
