@@ -77,31 +77,23 @@ def split_lines(latex: str) -> list[str]:
     return [line.strip() for line in lines if line.strip()]
 
 
-def math_block(source: str, language: str, class_name: str, options, md, **kwargs) -> str:
+def math_block(src: str, language: str, options, md, **kwargs) -> str:
     """superfences formatter: a ```` ```math ```` fence becomes a box of block ``<math>``
     elements, one per line (:func:`split_lines`)."""
-    mathml = "".join(_to_mathml(line, "block") for line in split_lines(source))
-    label = html.escape(" ".join(source.split()), quote=True)
+    mathml = "".join(_to_mathml(line, "block") for line in split_lines(src))
+    label = html.escape(" ".join(src.split()), quote=True)
     return (f'<div class="arithmatex" role="math" tabindex="0" aria-label="{label}">'
             f"{mathml}</div>")
 
 
-def math_inline(source: str, language: str, class_name: str, md) -> etree.Element:
+def math_inline(src: str, language: str, md) -> etree.Element:
     """inlinehilite formatter: `` `#!math …` `` becomes an inline ``<math>`` element.
 
     The MathML is stashed so that Markdown's inline processors leave it untouched.
     """
     el = etree.Element("span", {"class": "arithmatex"})
-    el.text = md.htmlStash.store(_to_mathml(source, "inline"))
+    el.text = md.htmlStash.store(_to_mathml(src, "inline"))
     return el
-
-
-def _math_fence(src: str, language: str, options, md, **kwargs) -> str:
-    return math_block(src, language, "arithmatex", options, md)
-
-
-def _math_span(src: str, language: str, md) -> etree.Element:
-    return math_inline(src, language, "arithmatex", md)
 
 
 class MathExtension(Extension):
@@ -118,8 +110,8 @@ class MathExtension(Extension):
         if not fences or not isinstance(spans, InlineHilitePattern):
             raise ValueError("scripts.markdown_math must come after pymdownx.superfences and "
                              "pymdownx.inlinehilite in markdown_extensions")
-        fences[0].extend_super_fences("math", _math_fence, default_validator, None)
-        spans.extend_custom_inline("math", _math_span)
+        fences[0].extend_super_fences("math", math_block, default_validator, None)
+        spans.extend_custom_inline("math", math_inline)
 
 
 def makeExtension(**kwargs) -> MathExtension:  # noqa: N802 - Python-Markdown's name

@@ -58,6 +58,7 @@ def test_notebook(name, tmp_path):
 """
 
 
+@pytest.mark.audit  # beside the audit that runs each article's notebook in a kernel
 def test_one_failing_notebook_fails_one_test(tmp_path):
     """A notebook that fails fails its own test only: the notebook run after it, in the same
     process, passes (a kernel reused across notebooks once turned one failure into a failed test

@@ -19,7 +19,7 @@ from bs4 import BeautifulSoup
 from scripts.hooks.glossary import first_uses_only, glossary_terms, wrap_code_terms
 from scripts.markdown_model import ROOT
 from scripts.site import html_of, nav_pages
-from tests.built_pages import parsed
+from tests.built_pages import parsed, scanned
 
 GLOSSARY = ROOT / "snippets" / "glossary.md"
 
@@ -81,10 +81,10 @@ def test_every_term_is_a_tooltip_on_some_page(site):
     for page in nav_pages():
         if page == "glossary.md":
             continue
-        for abbr in _soup(site, page).article.find_all("abbr"):
-            term = abbr.get_text()
-            if term in terms:
-                assert abbr.get("title") == terms[term], f"{page}: {term} has another title"
+        for abbr in scanned(html_of(site, page)).abbrs:
+            term = abbr.text
+            if term in terms and abbr.in_article:
+                assert abbr.title == terms[term], f"{page}: {term} has another title"
                 shown[term].add(page)
     unused = sorted(term for term, pages in shown.items() if not pages)
     assert not unused, f"glossary terms used in the prose of no page: {unused}"
@@ -110,7 +110,7 @@ def test_only_the_first_use_of_a_term_keeps_its_tooltip():
 
 def test_each_term_has_one_tooltip_per_page(site):
     for page in nav_pages():
-        terms = [a.get_text() for a in _soup(site, page).article.find_all("abbr")]
+        terms = [a.text for a in scanned(html_of(site, page)).abbrs if a.in_article]
         repeated = sorted({t for t in terms if terms.count(t) > 1})
         assert not repeated, f"{page}: more than one tooltip for {repeated}"
 
@@ -118,9 +118,9 @@ def test_each_term_has_one_tooltip_per_page(site):
 def test_no_tooltip_inside_code(site):
     """No ``<abbr>`` inside code: in a code block it would change the code a reader copies."""
     inside = [
-        f"{page}: {abbr.get_text()!r}"
+        f"{page}: {abbr.text!r}"
         for page in nav_pages()
-        for abbr in _soup(site, page).select("code abbr, pre abbr")
+        for abbr in scanned(html_of(site, page)).abbrs if abbr.in_code
     ]
     assert not inside, "\n".join(inside)
 

@@ -15,11 +15,10 @@ from urllib.parse import urlparse
 import material
 import pytest
 import yaml
-from bs4 import BeautifulSoup
 
 from scripts.markdown_model import ROOT
 from scripts.site import html_of, nav_pages
-from tests.built_pages import broken_links, parsed
+from tests.built_pages import Scan, broken_links, parsed, scan_html, scanned
 from tests.conftest import build_problems
 
 #: ``<link rel=…>`` values that make the browser fetch nothing.
@@ -37,27 +36,23 @@ def is_third_party(url: str) -> bool:
     )
 
 
-def resource_urls(soup: BeautifulSoup) -> list[str]:
-    """URLs a browser fetches to show a parsed page: scripts, styles, icons, images, media, CSS
-    url()."""
+def resource_urls(scan: Scan) -> list[str]:
+    """URLs a browser fetches to show a scanned page (:func:`tests.built_pages.scan_html`):
+    scripts, styles, icons, images, media, CSS url()."""
     urls: list[str] = []
-    fetching = ["script", "img", "iframe", "embed", "audio", "video", "source", "track"]
-    for tag in soup.find_all(fetching):
-        if tag.get("src"):
-            urls.append(tag["src"])
-        for part in (tag.get("srcset") or "").split(","):
-            if part.strip():
-                urls.append(part.split()[0])
-    for tag in soup.find_all("object"):
-        if tag.get("data"):
-            urls.append(tag["data"])
-    for tag in soup.find_all("link"):
-        rels = set(tag.get("rel") or [])
-        if tag.get("href") and not rels <= NON_FETCHING_RELS:
-            urls.append(tag["href"])
-    for css in [t.get_text() for t in soup.find_all("style")] + [
-        t["style"] for t in soup.find_all(style=True)
-    ]:
+    fetching = {"script", "img", "iframe", "embed", "audio", "video", "source", "track"}
+    for tag, attrs in scan.tags:
+        if tag in fetching and attrs.get("src"):
+            urls.append(attrs["src"])
+        if tag in fetching:
+            urls += [part.split()[0] for part in (attrs.get("srcset") or "").split(",")
+                     if part.strip()]
+        if tag == "object" and attrs.get("data"):
+            urls.append(attrs["data"])
+        rels = set((attrs.get("rel") or "").split())
+        if tag == "link" and attrs.get("href") and not rels <= NON_FETCHING_RELS:
+            urls.append(attrs["href"])
+    for css in scan.styles + [attrs["style"] for _, attrs in scan.tags if attrs.get("style")]:
         urls += [a or b for a, b in CSS_URL.findall(css)]
     return urls
 
@@ -72,7 +67,7 @@ def test_every_nav_page_is_built(site):
 def test_no_page_requests_a_third_party_host(site):
     offenders = []
     for html_file in site.rglob("*.html"):
-        for url in resource_urls(parsed(html_file)):
+        for url in resource_urls(scanned(html_file)):
             if is_third_party(url):
                 offenders.append(f"{html_file.relative_to(site)}: {url}")
     for css_file in site.rglob("*.css"):
@@ -92,11 +87,11 @@ def test_third_party_detector_catches_each_kind():
         '<a href="https://example.com/read-more">plain link</a>'
         '<img src="figures/local.svg" alt="b">'
     )
-    flagged = [u for u in resource_urls(BeautifulSoup(html, "html.parser")) if is_third_party(u)]
-    assert flagged == [
+    flagged = [u for u in resource_urls(scan_html(html)) if is_third_party(u)]
+    assert flagged == [  # tags in the page's order, then CSS
         "https://cdn.example.com/x.js",
-        "https://img.example.com/a.png",
         "//fonts.example.com/f.css",
+        "https://img.example.com/a.png",
         "https://bg.example.com/b.png",
     ]
 
@@ -301,7 +296,7 @@ def test_a_formula_breaks_into_lines_at_top_level_double_backslashes():
     assert split_lines(r"x_{a \\ b} = 1") == [r"x_{a \\ b} = 1"]
     assert split_lines(r"\left\{ x \right. \\ y") == [r"\left\{ x \right.", "y"]
     assert split_lines(r"a \\[4pt] b") == ["a", "b"]
-    block = math_block("a = 1 \\\\\n b = 2", "math", "arithmatex", {}, None)
+    block = math_block("a = 1 \\\\\n b = 2", "math", {}, None)
     assert block.count('<math ') == 2 and 'tabindex="0"' in block
     assert 'aria-label="a = 1 \\\\ b = 2"' in block
 

@@ -84,10 +84,6 @@ class ScriptPlan:
     key: str
     names: list[str] = field(default_factory=list)
 
-    def paths(self, themes: list[str]) -> list[str]:
-        """The site paths of this module's figures, ``figures/<page>/<name>-<theme>.svg``."""
-        return [f"figures/{self.page}/{n}-{t}.svg" for n in self.names for t in themes]
-
 
 def page_slug(package: str) -> str:
     """The page a snippets package belongs to: ``lookup_tables`` -> ``lookup-tables``."""
@@ -298,34 +294,16 @@ def _exit_with(pid: int) -> None:
     threading.Thread(target=watch, name="exit-with-build", daemon=True).start()
 
 
-def _theme_names(root: Path) -> list[str]:
-    """The theme names of ``snippets/figure_style.py`` (``THEMES``), read without importing it."""
-    tree = ast.parse((root / "snippets" / "figure_style.py").read_bytes())
-    names = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Theme":
-            first = node.args[0] if node.args else next(
-                (kw.value for kw in node.keywords if kw.arg == "name"), None)
-            if isinstance(first, ast.Constant) and isinstance(first.value, str):
-                names.append(first.value)
-    if not names:
-        raise PluginError("snippets/figure_style.py: no Theme(name=...) found in THEMES")
-    return names
-
-
 def draw_stale(root: Path) -> list[ScriptPlan]:
     """Draw every figure module of the project at ``root`` whose SVGs are not in the cache, one
     module per task in the worker pool, and store them there; return every module's plan.
 
     Part of the execute stage (``scripts/execute.py``), which runs before any page renders.
-    Raises ``PluginError`` naming the module and function when one fails, or when a module
-    draws other files than its ``__all__`` and the themes promise.
+    Raises ``PluginError`` naming the module and function when one fails.
     """
     plans = plan_figures(root)
     folder = root / CACHE_DIR
-    # A project without figures need not have snippets/figure_style.py.
-    themes = _theme_names(root) if plans else []
-    _Build.plans, _Build.themes, _Build.folder = plans, themes, folder
+    _Build.plans, _Build.folder = plans, folder
     todo = [plan for plan in plans if not (folder / plan.key).is_dir()]
     if not todo:
         return plans
@@ -345,12 +323,6 @@ def draw_stale(root: Path) -> list[ScriptPlan]:
             ) from exc
         if isinstance(result, str):
             raise PluginError(result)
-        if sorted(result) != sorted(plan.paths(themes)):
-            raise PluginError(
-                f"figure script {plan.rel} drew {sorted(result)}, expected "
-                f"{sorted(plan.paths(themes))} (are its themes the ones in "
-                "snippets/figure_style.py?)"
-            )
         store(folder / plan.key, result)
     return plans
 
@@ -362,22 +334,22 @@ class _Build:
     """What :func:`draw_stale` planned for the current build."""
 
     plans: list[ScriptPlan] = []
-    themes: list[str] = []
     folder: Path | None = None
 
 
 def on_files(files: Files, *, config: MkDocsConfig) -> Files:
     """Add every figure, as the execute stage stored it, to the site's files (MkDocs event).
-    Raises ``PluginError`` for a figure the stage has not drawn."""
+    Raises ``PluginError`` for a module the stage has not drawn."""
     # The plans of draw_stale, which the execute stage imports by name; MkDocs may have loaded
     # this file a second time, by path (a test's project names it under ``hooks:``).
     build = importlib.import_module(WORKER_MODULE)._Build
     for plan in build.plans:
         drawn = build.folder / plan.key
-        for uri in plan.paths(build.themes):
-            if not (drawn / uri).is_file():
-                raise PluginError(f"figure script {plan.rel}: not drawn (the execute stage, "
-                                  "python -m scripts.execute, draws it)")
+        if not drawn.is_dir():
+            raise PluginError(f"figure script {plan.rel}: not drawn (the execute stage, "
+                              "python -m scripts.execute, draws it)")
+        for svg in sorted(drawn.rglob("*.svg")):
+            uri = svg.relative_to(drawn).as_posix()
             files.append(File(uri, str(drawn), config.site_dir, config.use_directory_urls))
     return files
 
