@@ -154,6 +154,14 @@ DECAY_OPTIMIZERS = [name for name in ("SGD", "ASGD", "Adadelta", "Adafactor", "A
                     if hasattr(torch.optim, name)]
 
 
+#: The optimizers whose weight decay multiplies the weights by ``1 - lr * weight_decay`` (and SGD
+#: without momentum, whose added ``weight_decay * w`` has the same effect), with their options.
+SCALING_DECAY = [(name, options) for name, options in (
+    ("AdamW", {}), ("SGD", {}), ("Adafactor", {}), ("Muon", {}),
+    ("Adam", {"decoupled_weight_decay": True}), ("NAdam", {"decoupled_weight_decay": True}),
+    ("RAdam", {"decoupled_weight_decay": True})) if hasattr(torch.optim, name)]
+
+
 def train_pad_row(table: torch.Tensor, p: int, make_opt, batches: list[list[int]],
                   seed: int) -> torch.Tensor:
     """Row ``p`` of ``table`` (float32 ``[V, D]``) after one optimizer step per batch of ids,
@@ -170,21 +178,25 @@ def train_pad_row(table: torch.Tensor, p: int, make_opt, batches: list[list[int]
 
 
 @proves("padding-zero-row-under-decay")
-@given(name=st.sampled_from(DECAY_OPTIMIZERS), momentum=st.booleans(),
+@given(name=st.sampled_from(DECAY_OPTIMIZERS), momentum=st.booleans(), decoupled=st.booleans(),
        lr=st.floats(1e-3, 1.0), wd=st.floats(0.0, 1.0), V=st.integers(2, 12), D=dims,
        seed=seeds, data=st.data())
-def test_weight_decay_moves_a_pad_row_only_if_it_is_not_zero(name, momentum, lr, wd, V, D, seed,
-                                                             data):
-    """Every ``torch.optim`` optimizer that takes ``weight_decay`` (SGD and RMSprop with momentum
-    too), any ``lr`` and ``weight_decay``, batches that hold the pad id: a pad row of zeros stays
-    exactly zero. A non-zero pad row moves under weight decay: AdamW, and SGD without momentum,
-    scale it by ``1 - lr * weight_decay`` per step (float32 rounding)."""
+def test_weight_decay_moves_a_pad_row_only_if_it_is_not_zero(name, momentum, decoupled, lr, wd, V,
+                                                             D, seed, data):
+    """Every ``torch.optim`` optimizer that takes ``weight_decay`` (SGD, RMSprop and Muon with
+    momentum too; Adam, NAdam and RAdam with ``decoupled_weight_decay=True`` too), any ``lr`` and
+    ``weight_decay``, batches that hold the pad id: a pad row of zeros stays exactly zero. A
+    non-zero pad row moves under weight decay: the optimizers that multiply the weights (AdamW,
+    Adafactor, Muon, the decoupled variants), and SGD without momentum, scale it by
+    ``1 - lr * weight_decay`` per step (float32 rounding)."""
     p = data.draw(st.integers(-V, V - 1))
     batches = [[p % V, *data.draw(id_lists(V, data.draw(st.integers(0, 5))))]
                for _ in range(data.draw(st.integers(1, 4)))]
     cls = getattr(torch.optim, name)
     takes_momentum = "momentum" in inspect.signature(cls).parameters
     extra = {"momentum": 0.9} if momentum and takes_momentum else {}
+    if decoupled and "decoupled_weight_decay" in inspect.signature(cls).parameters:
+        extra["decoupled_weight_decay"] = True
 
     def make_opt(params):
         return cls(params, lr=lr, weight_decay=wd, **extra)
@@ -194,7 +206,7 @@ def test_weight_decay_moves_a_pad_row_only_if_it_is_not_zero(name, momentum, lr,
     zeroed[p % V] = 0.0
     assert not train_pad_row(zeroed, p, make_opt, batches, seed).any()
 
-    for decoupled in (torch.optim.AdamW, torch.optim.SGD):
-        row = train_pad_row(table, p, lambda ps, c=decoupled: c(ps, lr=lr, weight_decay=wd),
-                            batches, seed)
+    for scaling, options in SCALING_DECAY:
+        row = train_pad_row(table, p, lambda ps, c=scaling, o=options: getattr(torch.optim, c)(
+            ps, lr=lr, weight_decay=wd, **o), batches, seed)
         torch.testing.assert_close(row, table[p % V] * (1 - lr * wd) ** len(batches))

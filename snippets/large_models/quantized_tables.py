@@ -8,9 +8,10 @@ quantized embedding kernels read, the worst and mean error of a looked-up row, a
 the error stays within half a quantization step of each row.
 
 It uses the modules ``torch.ao.nn.quantized.Embedding`` and ``EmbeddingBag`` (eager-mode
-quantization, still shipped in PyTorch 2.15.0). Creating them emits a deprecation warning: the
-quantized tensor types they rely on (``torch.quint8``) are to be removed, see
-https://github.com/pytorch/pytorch/issues/184982; the maintained successor is torchao
+quantization, still shipped in PyTorch 2.15.0). Creating an 8-bit or a 4-bit one emits a
+deprecation warning. Its text, like https://github.com/pytorch/pytorch/issues/184982, names the
+types ``torch.quint8``, ``torch.qint8`` and ``torch.qint32``, not the 4-bit ``torch.quint4x2``;
+the maintained successor is torchao
 (https://github.com/pytorch/ao). The row-wise format is FBGEMM's; the prepack operators are
 ``torch.ops.quantized.embedding_bag_byte_prepack`` and ``embedding_bag_4bit_prepack``
 (``aten/src/ATen/native/quantized/cpu/qembeddingbag_prepack.cpp``).
@@ -75,13 +76,21 @@ def main() -> None:
 
     warn_always = torch.is_warn_always_enabled()
     torch.set_warn_always(True)  # the warning comes from C++, once per process otherwise
+    caught = {}
     try:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            nnq.Embedding.from_float(_with_qconfig(nn.Embedding(4, 8)))
+        builders = {8: lambda: nnq.Embedding.from_float(_with_qconfig(nn.Embedding(4, 8))),
+                    4: lambda: nnq.EmbeddingBag(4, 8, dtype=torch.quint4x2)}
+        for bits, build in builders.items():
+            with warnings.catch_warnings(record=True) as caught[bits]:
+                warnings.simplefilter("always")
+                build()
     finally:
         torch.set_warn_always(warn_always)
-    assert any("deprecated" in str(w.message) for w in caught)  # PyTorch 2.15.0 warns
+    named = ("torch.quint8", "torch.qint8", "torch.qint32")  # the types pytorch#184982 names
+    for bits, warned in caught.items():  # PyTorch 2.15.0 warns for 8-bit and for 4-bit tables
+        texts = [str(w.message) for w in warned if "deprecated" in str(w.message)]
+        assert texts, f"no deprecation warning for {bits}-bit rows"
+        assert all(all(t in m for t in named) and "quint4x2" not in m for m in texts)
 
     print(f"{'storage':<10}{'bytes/row':>10}{'MiB':>8}{'of fp32':>9}"
           f"{'max |error|':>13}{'mean |error|':>14}")
