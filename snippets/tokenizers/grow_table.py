@@ -138,6 +138,17 @@ def main() -> None:
     print(f"largest gap to the mean: {(new[20:] - before.mean(0)).abs().max():.1e}")
     print(f"spread of the old rows:  {before.std(0).mean():.1e} (std per column)")
 
+    # The gap scales with the old rows' spread: the same table, a hundred times wider.
+    torch.manual_seed(0)
+    wide = tiny_gpt2(vocab_size=20)
+    with torch.no_grad():
+        wide.get_input_embeddings().weight.mul_(100)
+    rows = wide.get_input_embeddings().weight.detach().clone()
+    gap = (wide.resize_token_embeddings(23).weight.detach()[20:] - rows.mean(0)).abs().max()
+    print(f"a table 100 times wider: gap {gap:.1e}, spread {rows.std(0).mean():.1e}")
+    assert gap > 1e-5  # so not "within 1e-6" whatever the table
+    assert gap < 10 * 1e-9**0.5 * rows.std(0).max()  # within ten of the draw's std, √1e-9 × spread
+
     # Fewer old rows than columns: their covariance is singular, so no draw, the exact mean.
     few = tiny_gpt2(vocab_size=5)  # 5 rows of 8 columns: covariance of rank at most 4
     old = few.get_input_embeddings().weight.detach().clone()
