@@ -441,6 +441,32 @@ def bfloat16_corner_case() -> tuple[torch.Tensor, torch.Tensor]:
     return W, torch.tensor([5, 5, 0, 599])
 
 
+@pytest.mark.cuda
+@proves("bag-scale-grad-cuda")
+@given(V=st.integers(1, 10), D=dims, mode=st.sampled_from(["sum", "mean"]), seed=seeds,
+       data=st.data())
+def test_scale_grad_by_freq_on_cuda_divides_by_each_ids_own_count(V, D, mode, seed, data):
+    """On a CUDA device, ``nn.EmbeddingBag(scale_grad_by_freq=True)`` in ``sum`` and ``mean``
+    mode divides each lookup's share of its bag's gradient by how often its id occurs in the whole
+    call, for ragged bags (empty ones included) and 2-D input: the gradient computed by hand in
+    float64 on the CPU, to float32 rounding. (The CPU kernel before torch 2.14.0 divides some ids
+    by another id's count: docs/sparsity.md.)"""
+    groups, as_2d = data.draw(bags(V))
+    ids, offsets = as_input(groups, as_2d, torch.long)
+    W = randn((V, D), seed)
+    up = randn((len(groups), D), seed + 1)
+    bag = nn.EmbeddingBag.from_pretrained(W.clone(), freeze=False, mode=mode,
+                                          scale_grad_by_freq=True).cuda()
+    bag(ids.cuda(), None if offsets is None else offsets.cuda()).backward(up.cuda())
+    flat = torch.tensor([i for g in groups for i in g], dtype=torch.long)
+    bag_of = torch.tensor([b for b, g in enumerate(groups) for _ in g], dtype=torch.long)
+    sizes = torch.tensor([max(len(g), 1) for g in groups], dtype=torch.float64)
+    share = up.double()[bag_of] / (sizes[bag_of, None] if mode == "mean" else 1.0)
+    counts = torch.bincount(flat, minlength=V).double()
+    right = torch.zeros(V, D, dtype=torch.float64).index_add_(0, flat, share / counts[flat, None])
+    torch.testing.assert_close(bag.weight.grad.cpu().double(), right, rtol=1e-5, atol=1e-6)
+
+
 @proves("spellings-exact")
 @example(case=(torch.tensor([[-0.0, 1.0], [2.0, -3.0]]), torch.tensor([0, 0, 1])))  # a signed zero
 @example(case=large_spelling_case())

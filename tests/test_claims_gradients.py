@@ -101,6 +101,32 @@ def test_a_repeated_id_gets_the_sum_the_mean_or_nothing(case, scale, D, seed):
             torch.testing.assert_close(W.grad[v], expected)
 
 
+@pytest.mark.cuda
+@proves("cuda-deterministic-grad")
+@given(V=sizes, D=dims, seed=seeds, data=st.data())
+def test_deterministic_mode_repeats_the_cuda_gradient_bit_for_bit(V, D, seed, data):
+    """On a CUDA device, under ``torch.use_deterministic_algorithms(True)``, the weight gradient
+    of a lookup is the same, bit for bit, on three runs with the same ids (heavy repeats included)
+    and the same upstream gradient, and equals the float64 scatter-add to float32 rounding. (By
+    default it need not repeat: the pages measure that, and assert nothing about it.)"""
+    idx = data.draw(id_tensors(V)).long().cuda()
+    W = randn((V, D), seed).cuda().requires_grad_()
+    up = randn((*idx.shape, D), seed + 1).cuda()
+    exact = torch.zeros(V, D, dtype=torch.float64).index_add_(
+        0, idx.reshape(-1).cpu(), up.reshape(-1, D).cpu().double())
+    grads = []
+    torch.use_deterministic_algorithms(True)
+    try:
+        for _ in range(3):
+            W.grad = None
+            F.embedding(idx, W).backward(up)
+            grads.append(W.grad.clone())
+    finally:
+        torch.use_deterministic_algorithms(False)
+    assert all(torch.equal(g, grads[0]) for g in grads)
+    torch.testing.assert_close(grads[0].cpu().double(), exact, rtol=1e-5, atol=1e-6)
+
+
 @proves("scale-grad-by-freq")
 @given(V=sizes, D=dims, seed=seeds, data=st.data())
 def test_scale_grad_by_freq_divides_by_the_count_in_the_whole_batch(V, D, seed, data):
