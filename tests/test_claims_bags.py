@@ -209,8 +209,9 @@ def short_last_offset(draw) -> tuple[torch.Tensor, torch.Tensor, int]:
 @example(case=(torch.tensor([0, 1, 2]), torch.tensor([0, 2]), 3), D=2, seed=0)  # pytorch#191965
 @given(case=short_last_offset(), D=dims, seed=seeds)
 def test_a_short_last_offset_gives_three_semantics(case, D, seed):
-    """A PyTorch bug, pytorch#191965 (reported on torch 2.13.0; measured here on the pinned
-    release; CPU). With ``include_last_offset=True`` and a last offset below ``len(input)``, the
+    """A PyTorch bug on the CPU. pytorch#191965 reports the three forward answers of a float32
+    table; the kernel paths and the backward are this site's own measurements, on the pinned
+    release. With ``include_last_offset=True`` and a last offset below ``len(input)``, the
     ids after it ("trailing") are handled differently by each mode and kernel:
 
     * the general kernel (float64, or any ``padding_idx``, even an id not in the input): every

@@ -79,6 +79,8 @@ def test_sparse_gradient_holds_one_entry_per_lookup(case, D, seed):
 
 
 @proves("repeated-id-grad")
+@example(case=(4, None, torch.tensor([[2, 2, 1], [2, 0, 1]])), scale=True, D=2, seed=0)
+@example(case=(4, 2, torch.tensor([[2, 2, 1], [2, 0, 1]])), scale=False, D=2, seed=0)
 @given(case=padded_lookups(), scale=st.booleans(), D=dims, seed=seeds)
 def test_a_repeated_id_gets_the_sum_the_mean_or_nothing(case, scale, D, seed):
     """For any ids: each id's gradient row is the sum of the upstream rows at its positions by
