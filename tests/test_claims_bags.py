@@ -209,8 +209,9 @@ def short_last_offset(draw) -> tuple[torch.Tensor, torch.Tensor, int]:
 @example(case=(torch.tensor([0, 1, 2]), torch.tensor([0, 2]), 3), D=2, seed=0)  # pytorch#191965
 @given(case=short_last_offset(), D=dims, seed=seeds)
 def test_a_short_last_offset_gives_three_semantics(case, D, seed):
-    """A PyTorch bug, pytorch#191965 (reported on torch 2.13.0; measured here on the pinned
-    release; CPU). With ``include_last_offset=True`` and a last offset below ``len(input)``, the
+    """A PyTorch bug on the CPU. pytorch#191965 reports the three forward answers of a float32
+    table; the kernel paths and the backward are this site's own measurements, on the pinned
+    release. With ``include_last_offset=True`` and a last offset below ``len(input)``, the
     ids after it ("trailing") are handled differently by each mode and kernel:
 
     * the general kernel (float64, or any ``padding_idx``, even an id not in the input): every
@@ -439,6 +440,32 @@ def bfloat16_corner_case() -> tuple[torch.Tensor, torch.Tensor]:
     W = torch.zeros(600, 64, dtype=torch.bfloat16)
     W[5, 0] = torch.finfo(torch.bfloat16).tiny / 4
     return W, torch.tensor([5, 5, 0, 599])
+
+
+@pytest.mark.cuda
+@proves("bag-scale-grad-cuda")
+@given(V=st.integers(1, 10), D=dims, mode=st.sampled_from(["sum", "mean"]), seed=seeds,
+       data=st.data())
+def test_scale_grad_by_freq_on_cuda_divides_by_each_ids_own_count(V, D, mode, seed, data):
+    """On a CUDA device, ``nn.EmbeddingBag(scale_grad_by_freq=True)`` in ``sum`` and ``mean``
+    mode divides each lookup's share of its bag's gradient by how often its id occurs in the whole
+    call, for ragged bags (empty ones included) and 2-D input: the gradient computed by hand in
+    float64 on the CPU, to float32 rounding. (The CPU kernel before torch 2.14.0 divides some ids
+    by another id's count: docs/sparsity.md.)"""
+    groups, as_2d = data.draw(bags(V))
+    ids, offsets = as_input(groups, as_2d, torch.long)
+    W = randn((V, D), seed)
+    up = randn((len(groups), D), seed + 1)
+    bag = nn.EmbeddingBag.from_pretrained(W.clone(), freeze=False, mode=mode,
+                                          scale_grad_by_freq=True).cuda()
+    bag(ids.cuda(), None if offsets is None else offsets.cuda()).backward(up.cuda())
+    flat = torch.tensor([i for g in groups for i in g], dtype=torch.long)
+    bag_of = torch.tensor([b for b, g in enumerate(groups) for _ in g], dtype=torch.long)
+    sizes = torch.tensor([max(len(g), 1) for g in groups], dtype=torch.float64)
+    share = up.double()[bag_of] / (sizes[bag_of, None] if mode == "mean" else 1.0)
+    counts = torch.bincount(flat, minlength=V).double()
+    right = torch.zeros(V, D, dtype=torch.float64).index_add_(0, flat, share / counts[flat, None])
+    torch.testing.assert_close(bag.weight.grad.cpu().double(), right, rtol=1e-5, atol=1e-6)
 
 
 @proves("spellings-exact")
