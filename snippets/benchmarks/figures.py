@@ -32,10 +32,11 @@ def vocab_series(data: dict, pass_: str, method: str) -> tuple[list[int], list[f
 
 
 def dataset_title(data: dict) -> str:
-    """A short name for a data set: device, CPU or GPU model, torch threads."""
+    """A short name for a data set: device, GPU model (or CPU model and torch threads), and the
+    torch release that measured it, e.g. ``"cuda: NVIDIA H200, torch 2.11.0+cu130"``."""
     m = data["machine"]
-    where = m.get("gpu") or m["cpu_model"]
-    return f"{m['device']}: {where}, {m['torch_threads']} torch thread(s)"
+    where = m.get("gpu") or f"{m['cpu_model']}, {m['torch_threads']} thread(s)"
+    return f"{m['device']}: {where}, torch {m['torch']}"
 
 
 #: Every text of these figures is at least this size, in points: drawn 4.8 in wide and shown in a
@@ -146,10 +147,11 @@ def bench_ratio_vs_vocab(theme: Theme) -> Figure:
     if not sets:
         raise ValueError("no data set in snippets/benchmarks/results/")
     markers = "osD^v"
-    fig = new_figure(theme, 4.8, 4.9)
+    fig = new_figure(theme, 4.8, 4.9 + 1.0 * (len(sets) - 1))  # room for the longer legend
     ax = fig.add_subplot()
     for k, data in enumerate(sets):
-        tag = data["machine"]["device"] if len(sets) > 1 else ""
+        m = data["machine"]
+        tag = f"{m.get('gpu') or m['cpu_model']}:" if len(sets) > 1 else ""
         series = [  # (numerator pass, denominator method, label, colour, linestyle)
             (FORWARD, "embedding", "forward", theme.accent, "-"),
             (TRAIN, "embedding", "fwd+bwd vs dense gradient", theme.second, "-"),

@@ -15,8 +15,17 @@ It writes ``snippets/benchmarks/results/<device>.json`` (``cpu.json``). ``--quic
 in a few seconds (the test suite runs it) and writes to a temporary folder that is deleted
 afterwards, unless ``--output`` names a file; it refuses to write into ``results/``, so a quick run
 never replaces committed data. ``--device cuda`` runs the torch methods on a GPU (SciPy is
-skipped, memory comes from ``torch.cuda.max_memory_allocated``) and writes ``results/cuda.json``;
-that path has not been run for this repository yet.
+skipped, memory comes from ``torch.cuda.max_memory_allocated``) and writes ``results/cuda.json``.
+
+``--models`` runs the model-scale sweep instead: the embedding tables of GPT-2 (50,257 x 768),
+Llama 3 (128,256 x 4,096) and a 256k vocabulary (256,000 x 2,048), in float32 and bfloat16, the
+lookup (dense and ``sparse=True`` gradient) against the one-hot product (prebuilt, built in the
+call, and built in the call under ``torch.compile``), forward and forward+backward. It writes
+``results/models/<device>.json``. A batch has ``--model-ids`` ids (8,192 on CUDA; 32 on a CPU,
+where the one-hot product's ``N*V*D`` multiply-adds take about a second at Llama 3's size).
+The memory rule: a configuration whose estimate (:func:`model_bytes`: the table, its dense
+gradient and the one-hot matrices) is above ``--max-gb`` (default 3 on a CPU, 80 % of the GPU's
+memory on CUDA) is not run; the data set lists it under ``skipped`` with that reason.
 
 What is measured, and how:
 
@@ -90,6 +99,17 @@ FULL_SWEEP = {
 QUICK_SWEEP = {
     "vocab": {"V": [2_000], "D": [16], "N": [64]},
 }
+
+#: The model-scale sweep (``--models``): num_embeddings x embedding_dim of three real tables.
+MODELS = {"GPT-2": (50_257, 768), "Llama 3": (128_256, 4_096), "256k vocabulary": (256_000, 2_048)}
+QUICK_MODELS = {"tiny": (3_000, 64)}
+MODEL_DTYPES = ("float32", "bfloat16")
+#: Ids per batch in the model sweep, by device (``--model-ids`` overrides it).
+MODEL_IDS = {"cuda": 8_192, "cpu": 32}
+#: Where the model-scale data sets live (a folder of their own: ``load_results`` reads only
+#: ``results/*.json``), and the version of their layout.
+MODELS_DIR = RESULTS_DIR / "models"
+MODEL_SCHEMA = "model-scale/1"
 
 
 @dataclass
@@ -357,6 +377,152 @@ def bench_size(V: int, D: int, N: int, sweep: str, args: argparse.Namespace) -> 
     return rows
 
 
+def model_bytes(V: int, D: int, N: int, itemsize: int) -> int:
+    """Estimated peak bytes of one model-scale configuration (the memory rule of ``--max-gb``).
+
+    ``V`` x ``D`` table of ``itemsize``-byte numbers, ``N`` ids. The sum of what can be alive at
+    once: the table and its dense ``[V, D]`` gradient, the prebuilt ``[N, V]`` one-hot matrix,
+    and a one-hot matrix built in the call (int64 from ``F.one_hot``, then its copy in the
+    table's dtype). Returns bytes (int).
+    """
+    return 2 * V * D * itemsize + N * V * itemsize + N * V * (8 + itemsize)
+
+
+def bench_model(name: str, V: int, D: int, N: int, dtype: str,
+                args: argparse.Namespace) -> list[dict]:
+    """Check and time the lookup against the one-hot product for one table; one row per
+    (method, pass).
+
+    ``dtype`` is ``"float32"`` or ``"bfloat16"`` (table, one-hot matrix and upstream gradient).
+    Methods: ``embedding`` (``F.embedding``, dense gradient), ``embedding_sparse``
+    (``sparse=True``, forward+backward only), ``onehot_prebuilt`` (a one-hot matrix built before
+    the timing, ``@ W``), ``onehot_inside`` (built in the call, forward only),
+    ``onehot_compiled`` (the same function under ``torch.compile``, forward only) and ``copy``
+    (a clone of the ``[N, D]`` output, forward only). Every output must equal ``W[idx]`` (the
+    one-hot products up to ``torch.testing.assert_close``'s tolerance for ``dtype``), and every
+    weight gradient must hold the same rows at the looked-up ids; ``AssertionError`` otherwise.
+    """
+    dt = getattr(torch, dtype)
+    dev = args.device
+    gen = torch.Generator(device=dev).manual_seed(0)
+    table = torch.randn(V, D, dtype=dt, device=dev, generator=gen).requires_grad_()  # W
+    idx = torch.randint(V, (N,), device=dev, generator=gen)  # [N], int64
+    upstream = torch.randn(N, D, dtype=dt, device=dev, generator=gen)  # G, [N, D]
+    onehot = F.one_hot(idx, V).to(dt)  # [N, V], prebuilt
+
+    def onehot_product(ids: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+        return F.one_hot(ids, w.shape[0]).to(w.dtype) @ w
+
+    torch.compiler.reset()  # a fresh compilation for every table: no cache limit reached
+    compiled = torch.compile(onehot_product, backend=args.compile_backend)
+    forward = {
+        "embedding": ("F.embedding(idx, W)", lambda: F.embedding(idx, table)),
+        "onehot_prebuilt": ("one-hot @ W, one-hot prebuilt", lambda: onehot @ table),
+        "onehot_inside": ("F.one_hot(idx, V).to(W.dtype) @ W", lambda: onehot_product(idx, table)),
+        "onehot_compiled": (f"torch.compile(one-hot product), backend {args.compile_backend}",
+                            lambda: compiled(idx, table)),
+        "copy": ("copy of an [N, D] tensor (clone), no lookup", None),
+    }
+    train = {
+        "embedding": ("F.embedding(idx, W), dense gradient", lambda: F.embedding(idx, table)),
+        "embedding_sparse": ("F.embedding(idx, W, sparse=True)",
+                             lambda: F.embedding(idx, table, sparse=True)),
+        "onehot_prebuilt": ("one-hot @ W, one-hot prebuilt", lambda: onehot @ table),
+    }
+    with torch.no_grad():
+        expected = F.embedding(idx, table)
+        forward["copy"] = (forward["copy"][0], expected.clone)
+        for key, (_, fn) in forward.items():
+            torch.testing.assert_close(fn(), expected, msg=lambda m, k=key: f"{k}: {m}")
+    rows_seen = idx.unique()
+    reference = None
+    for key, (_, fn) in train.items():
+        fn().backward(upstream)
+        grad = table.grad
+        if grad.is_sparse:  # coalesced: one row per distinct id, sorted, as rows_seen
+            grad = grad.coalesce()
+            assert torch.equal(grad.indices()[0], rows_seen), key
+            got = grad.values()
+        else:
+            got = grad.index_select(0, rows_seen)
+        table.grad = None
+        reference = got if reference is None else reference
+        torch.testing.assert_close(got, reference, msg=lambda m, k=key: f"{k}: {m}")
+
+    def step(fn: Callable[[], torch.Tensor]) -> Callable[[], None]:
+        def call() -> None:
+            fn().backward(upstream)
+            table.grad = None  # as optimizer.zero_grad() does
+
+        return call
+
+    rows = []
+    for pass_, methods in ((FORWARD, forward), (TRAIN, train)):
+        base = None
+        for key, (label, fn) in methods.items():
+            call = no_grad(fn) if pass_ == FORWARD else step(fn)
+            t = time_call(call, threads=args.threads, min_run_time=args.min_run_time,
+                          max_run_time=args.max_run_time, clock=args.clock)
+            base = t["median_s"] if key == "embedding" else base
+            rows.append({"part": "scale", "model": name, "V": V, "D": D, "N": N, "dtype": dtype,
+                         "pass": pass_, "method": key, "label": label, **t,
+                         "ratio_to_embedding": t["median_s"] / base})
+            print(f"{name:>16} {dtype:<8} N={N:<5} {pass_:<16} {key:<17}"
+                  f" {t['median_s'] * 1e6:12.1f} us  x{rows[-1]['ratio_to_embedding']:9.2f}",
+                  flush=True)
+    return rows
+
+
+def model_sweep(args: argparse.Namespace) -> tuple[dict, list[dict], list[dict]]:
+    """Run the model-scale sweep; return its settings, its rows and the configurations skipped
+    by the memory rule (each with the estimate, the limit and the reason)."""
+    models = QUICK_MODELS if args.quick else MODELS
+    N = args.model_ids or (64 if args.quick else MODEL_IDS[args.device])
+    if args.max_gb is not None:
+        limit = int(args.max_gb * 1e9)
+    elif args.device == "cuda":
+        limit = int(0.8 * torch.cuda.get_device_properties(0).total_memory)
+    else:
+        limit = 3 * 10**9
+    rows, skipped = [], []
+    for name, (V, D) in models.items():
+        for dtype in MODEL_DTYPES:
+            need = model_bytes(V, D, N, getattr(torch, dtype).itemsize)
+            if need > limit:
+                reason = (f"estimated {need / 1e9:.1f} GB (table, dense gradient, one-hot "
+                          f"matrices) is above the limit of {limit / 1e9:.1f} GB (--max-gb)")
+                skipped.append({"model": name, "V": V, "D": D, "N": N, "dtype": dtype,
+                                "estimated_bytes": need, "limit_bytes": limit, "reason": reason})
+                print(f"{name:>16} {dtype:<8} skipped: {reason}", flush=True)
+                continue
+            rows += bench_model(name, V, D, N, dtype, args)
+            torch.compiler.reset()  # drop the compiled function, which holds the last table
+            if args.device == "cuda":
+                torch.cuda.empty_cache()  # the table and its gradient: gone with bench_model
+    settings = {"models": {name: {"V": V, "D": D} for name, (V, D) in models.items()},
+                "dtypes": list(MODEL_DTYPES), "N": N, "index_dtype": "int64", "seed": 0,
+                "clock": args.clock, "min_run_time_s": args.min_run_time,
+                "max_run_time_s": args.max_run_time, "max_bytes": limit,
+                "compile_backend": args.compile_backend}
+    return settings, rows, skipped
+
+
+def load_model_results(directory: Path = MODELS_DIR, *, allow_quick: bool = False) -> list[dict]:
+    """Every model-scale data set in ``directory`` (``*.json``), sorted by file name.
+
+    Each is the dict written by ``--models`` (or a record of another measurement stored in the
+    same layout: its ``measured_by`` says how it was made), with ``"file"`` added. Raises
+    ``ValueError`` for another schema, or a quick run unless ``allow_quick``.
+    """
+    sets = []
+    for path in sorted(Path(directory).glob("*.json")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if data.get("schema") != MODEL_SCHEMA or (data.get("quick") and not allow_quick):
+            raise ValueError(f"{path}: not a model-scale data set of schema {MODEL_SCHEMA}")
+        sets.append({**data, "file": path.name})
+    return sets
+
+
 def cpu_model() -> str:
     """The CPU's model name from ``/proc/cpuinfo`` (Linux), else ``platform.processor()``."""
     try:
@@ -423,7 +589,21 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--max-vocab", type=int, default=None,
                    help="leave out vocabulary sizes above this (to fit a smaller machine)")
     p.add_argument("--note", default="", help="free text stored with the machine description")
+    p.add_argument("--models", action="store_true",
+                   help="run the model-scale sweep instead (GPT-2, Llama 3, a 256k vocabulary); "
+                   "writes results/models/<device>.json")
+    p.add_argument("--model-ids", type=int, default=None,
+                   help="ids per batch in the model sweep (default 8192 on cuda, 32 on cpu)")
+    p.add_argument("--max-gb", type=float, default=None,
+                   help="model sweep: skip a configuration whose estimated memory is above this "
+                   "(default 3 on cpu, 80%% of the GPU's memory on cuda)")
+    p.add_argument("--compile-backend", default=None,
+                   help="torch.compile backend of the model sweep (default inductor; quick: "
+                   "eager, which compiles in about a second)")
     args = p.parse_args(argv)
+    args.argv = argv
+    if args.compile_backend is None:
+        args.compile_backend = "eager" if args.quick else "inductor"
     if args.clock is None:
         args.clock = "wall" if args.device == "cuda" or args.threads > 1 else "thread"
     if args.clock == "thread" and (args.device == "cuda" or args.threads > 1):
@@ -431,7 +611,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     if args.min_run_time is None:
         args.min_run_time = 0.002 if args.quick else 0.1
     if args.max_run_time is None:
-        args.max_run_time = 0.02 if args.quick else 3.0
+        args.max_run_time = 0.02 if args.quick else 1.0 if args.models else 3.0
     return args
 
 
@@ -442,6 +622,8 @@ def main(argv: list[str] | None = None) -> Path:
         raise SystemExit("a --quick run must not write into results/ (committed data)")
     started = time.perf_counter()
     machine = describe_machine(args)
+    if args.models:
+        return write_data_set(args, started, machine, *model_sweep(args))
     sweep = QUICK_SWEEP if args.quick else FULL_SWEEP
     if args.max_vocab is not None:
         sweep = {name: {**axes, "V": [v for v in axes["V"] if v <= args.max_vocab]}
@@ -470,6 +652,34 @@ def main(argv: list[str] | None = None) -> Path:
                      "sweep": sweep},
         "rows": rows,
     }
+    return save(data, args, RESULTS_DIR, load_results)
+
+
+def write_data_set(args: argparse.Namespace, started: float, machine: dict, settings: dict,
+                   rows: list[dict], skipped: list[dict]) -> Path:
+    """Write the model-scale data set (layout :data:`MODEL_SCHEMA`); return the path."""
+    machine["load_average_end"] = list(os.getloadavg())
+    data = {
+        "schema": MODEL_SCHEMA,
+        "quick": args.quick,
+        "measured_by": "snippets/benchmarks/lookup_vs_onehot.py --models",
+        "command": shlex.join(["python", "snippets/benchmarks/lookup_vs_onehot.py",
+                               *(sys.argv[1:] if args.argv is None else args.argv)]),
+        "date": dt.date.today().isoformat(),
+        "wall_s": round(time.perf_counter() - started, 1),
+        "machine": machine,
+        "settings": settings,
+        "rows": rows,
+        "skipped": skipped,
+    }
+    return save(data, args, MODELS_DIR, load_model_results)
+
+
+def save(data: dict, args: argparse.Namespace, directory: Path,
+         loader: Callable[..., list[dict]]) -> Path:
+    """Write ``data`` as JSON to ``--output``, or ``directory/<device>.json``; a quick run writes
+    to a temporary folder, reads it back with ``loader`` and keeps nothing. Returns the path."""
+    rows = data["rows"]
     text = json.dumps(data, indent=1) + "\n"
     if args.output is not None:
         out = args.output
@@ -477,12 +687,12 @@ def main(argv: list[str] | None = None) -> Path:
         with tempfile.TemporaryDirectory() as tmp:
             out = Path(tmp) / f"{args.device}.json"
             out.write_text(text, encoding="utf-8")
-            (loaded,) = load_results(Path(tmp), allow_quick=True)
-            assert loaded["rows"] == rows and loaded["machine"] == machine
+            (loaded,) = loader(Path(tmp), allow_quick=True)
+            assert loaded["rows"] == rows and loaded["machine"] == data["machine"]
         print(f"quick run: {len(rows)} rows checked, nothing kept ({data['wall_s']} s)")
         return out
     else:
-        out = RESULTS_DIR / f"{args.device}.json"
+        out = directory / f"{args.device}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text, encoding="utf-8")
     print(f"wrote {len(rows)} rows to {out} ({data['wall_s']} s)")
