@@ -11,7 +11,7 @@ import pytest
 import scipy.sparse
 import torch
 import torch.nn.functional as F
-from hypothesis import example, given
+from hypothesis import assume, example, given
 from hypothesis import strategies as st
 from torch import nn
 
@@ -95,6 +95,31 @@ def test_ids_outside_the_table_raise(V, bad, data):
     idx = torch.cat([idx[:where], torch.tensor([bad], dtype=idx.dtype), idx[where:]])
     with pytest.raises(IndexError, match="index out of range"):
         nn.Embedding(V, 2)(idx)
+
+
+@proves("ids-in-range")
+@example(V=5, ids=[-1], seed=0)  # the page's two cases
+@example(V=5, ids=[0, 5], seed=0)
+@given(V=sizes, ids=st.lists(st.integers(-15, 15), min_size=1, max_size=6), seed=seeds)
+def test_max_norm_rescales_rows_before_the_ids_are_checked(V, ids, seed):
+    """With ``max_norm``, a call with an id outside ``[0, V)`` raises IndexError, after it has
+    rescaled in place the rows of its distinct ids, taken in increasing order, up to the first
+    id that Python-style indexing rejects (below ``-V`` or from ``V`` up): a negative id from
+    ``-V`` up rescales the row it counts from the end. Rows longer than ``max_norm`` change;
+    no other row does."""
+    assume(any(not 0 <= i < V for i in ids))
+    W = randn((V, 3), seed) * 2  # rows of norm about 3.5, most above max_norm = 1
+    emb = nn.Embedding.from_pretrained(W.clone(), freeze=False, max_norm=1.0)
+    with pytest.raises(IndexError, match="out of range"):
+        emb(torch.tensor(ids))
+    rescaled = set()
+    for i in sorted(set(ids)):
+        if not -V <= i < V:
+            break  # select() raises here
+        if W[i].norm() > 1.0:
+            rescaled.add(i % V)
+    changed = (emb.weight.detach() != W).any(dim=1).nonzero().flatten().tolist()
+    assert changed == sorted(rescaled)
 
 
 def onehot_linear(W: torch.Tensor) -> nn.Linear:
