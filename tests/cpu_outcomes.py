@@ -88,6 +88,25 @@ BF16_TINY = 2.0**-126
 BF16_OVERFLOW = (2 - 2.0**-8) * 2.0**127
 
 
+def legacy_precision() -> str | None:
+    """``torch.get_float32_matmul_precision()``, or ``None`` where PyTorch refuses to read it:
+    after a per-backend setting (``torch.backends.mkldnn.matmul.fp32_precision``) disagrees with
+    it, PyTorch 2.15 raises ``RuntimeError`` rather than mix its old and new settings."""
+    try:
+        return torch.get_float32_matmul_precision()
+    except RuntimeError:
+        return None
+
+
+def reduced_settings() -> tuple[str, ...]:
+    """The settings of :data:`REDUCED_PRECISION` that :func:`float32_matmul_setting` can set and
+    restore in this process: all of them, or, where the process already mixes PyTorch's old and
+    new precision settings (:func:`legacy_precision` is ``None``), the per-backend one only."""
+    if legacy_precision() is None:
+        return ("mkldnn.matmul=bf16",)
+    return REDUCED_PRECISION
+
+
 @contextlib.contextmanager
 def float32_matmul_setting(setting: str) -> Iterator[None]:
     """Run the body with one of :data:`REDUCED_PRECISION` in force, then restore what was set
@@ -95,11 +114,15 @@ def float32_matmul_setting(setting: str) -> Iterator[None]:
     values (``torch.backends.fp32_precision``, ``torch.backends.mkldnn.matmul.fp32_precision``,
     ``torch.backends.cuda.matmul.fp32_precision``; restoring in this order keeps PyTorch's old
     and new precision settings consistent, which PyTorch 2.15 checks). Raises ``ValueError`` for
-    an unknown setting."""
+    an unknown setting, and ``RuntimeError`` for one of the old settings where the process
+    already mixes old and new ones (:func:`reduced_settings` leaves those out)."""
     if setting not in REDUCED_PRECISION:
         raise ValueError(f"unknown setting {setting!r}; one of {REDUCED_PRECISION}")
     backends = torch.backends
-    legacy = torch.get_float32_matmul_precision()
+    legacy = legacy_precision()
+    if legacy is None and setting != "mkldnn.matmul=bf16":
+        raise RuntimeError(f"{setting} needs the old precision setting, which PyTorch will not "
+                           "read here (see reduced_settings)")
     per_backend = (backends.fp32_precision, backends.mkldnn.matmul.fp32_precision,
                    backends.cuda.matmul.fp32_precision)
     try:
@@ -111,7 +134,8 @@ def float32_matmul_setting(setting: str) -> Iterator[None]:
             backends.cuda.matmul.allow_tf32 = True
         yield
     finally:
-        torch.set_float32_matmul_precision(legacy)
+        if legacy is not None:
+            torch.set_float32_matmul_precision(legacy)
         (backends.fp32_precision, backends.mkldnn.matmul.fp32_precision,
          backends.cuda.matmul.fp32_precision) = per_backend
 

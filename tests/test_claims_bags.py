@@ -18,11 +18,11 @@ from torch import nn
 
 from scripts.claim_register import proves
 from tests.cpu_outcomes import (
-    REDUCED_PRECISION,
     bits,
     exact_or_rounded,
     float32_matmul_setting,
     kept_or_flushed,
+    reduced_settings,
     same_but_signed_zeros,
 )
 from tests.strategies import (
@@ -506,7 +506,7 @@ def test_every_spelling_of_the_lookup_is_exact(case):
         big = torch.finfo(torch.bfloat16).max
         W = W.clamp(-big, big)
         ref = F.embedding(idx, W)
-    for setting in REDUCED_PRECISION:
+    for setting in reduced_settings():
         with float32_matmul_setting(setting):
             exact, signed = spellings(W)
         check(exact, signed, ref, reduced=True)
