@@ -17,7 +17,14 @@ from hypothesis import strategies as st
 from torch import nn
 
 from scripts.claim_register import proves
-from tests.cpu_outcomes import bits, kept_or_flushed, same_but_signed_zeros
+from tests.cpu_outcomes import (
+    bits,
+    exact_or_rounded,
+    float32_matmul_setting,
+    kept_or_flushed,
+    reduced_settings,
+    same_but_signed_zeros,
+)
 from tests.strategies import (
     ALL_TABLE_DTYPES,
     id_lists,
@@ -480,29 +487,53 @@ def test_every_spelling_of_the_lookup_is_exact(case):
     one-hot Linear, ``torch.sparse.mm`` and SciPy's CSR product bit for bit except that a ``-0.0``
     of the table may come out as ``+0.0`` (SciPy: float32 and float64), and that a bfloat16
     product may return a subnormal number as zero, on CPUs whose bfloat16 instructions flush it
-    (:func:`tests.cpu_outcomes.kept_or_flushed`: one of the two outcomes, nothing else)."""
+    (:func:`tests.cpu_outcomes.kept_or_flushed`: one of the two outcomes, nothing else). This is
+    at the default float32 matmul precision. Under each reduced one
+    (:data:`tests.cpu_outcomes.REDUCED_PRECISION`) the PyTorch spellings are computed again: for
+    a float32 table within bfloat16's range each is the lookup exactly or within bfloat16
+    rounding of it (:func:`tests.cpu_outcomes.exact_or_rounded`); for the other dtypes, the
+    outcomes above."""
     W, idx = case
     (V, D), N, dtype = W.shape, len(idx), W.dtype
-    ref = F.embedding(idx, W)
     onehot = F.one_hot(idx, V).to(dtype)
-    lin = nn.Linear(V, D, bias=False, dtype=dtype)
-    with torch.no_grad():
-        lin.weight.copy_(W.T)
-        exact = {"from_pretrained": nn.Embedding.from_pretrained(W)(idx), "W[idx]": W[idx],
-                 "index_select": W.index_select(0, idx)}
-        signed = {"embedding_bag": F.embedding_bag(idx[:, None], W, mode="sum"),
-                  "one_hot @ W": onehot @ W, "Linear": lin(onehot),
-                  "sparse.mm": torch.sparse.mm(torch.sparse_coo_tensor(
-                      torch.stack([torch.arange(N), idx]), torch.ones(N, dtype=dtype), (N, V),
-                      check_invariants=True), W)}
+    coo = torch.sparse_coo_tensor(torch.stack([torch.arange(N), idx]), torch.ones(N, dtype=dtype),
+                                  (N, V), check_invariants=True)
+
+    def spellings(W: torch.Tensor) -> tuple[dict[str, torch.Tensor], dict[str, torch.Tensor]]:
+        """The spellings of the page that copy (``exact``) and those that add (``signed``)."""
+        lin = nn.Linear(V, D, bias=False, dtype=dtype)
+        with torch.no_grad():
+            lin.weight.copy_(W.T)
+            exact = {"from_pretrained": nn.Embedding.from_pretrained(W)(idx), "W[idx]": W[idx],
+                     "index_select": W.index_select(0, idx)}
+            signed = {"embedding_bag": F.embedding_bag(idx[:, None], W, mode="sum"),
+                      "one_hot @ W": onehot @ W, "Linear": lin(onehot),
+                      "sparse.mm": torch.sparse.mm(coo, W)}
+        return exact, signed
+
+    def check(exact: dict, signed: dict, ref: torch.Tensor, reduced: bool) -> None:
+        for name, out in exact.items():
+            assert torch.equal(bits(out), bits(ref)), name
+        for name, out in signed.items():
+            if dtype == torch.float32 and reduced:
+                exact_or_rounded(out, ref)
+            elif dtype == torch.bfloat16 and name in ("one_hot @ W", "Linear"):
+                kept_or_flushed(out, ref)
+            else:
+                assert same_but_signed_zeros(out, ref), name
+
+    ref = F.embedding(idx, W)
+    exact, signed = spellings(W)
     if dtype != torch.bfloat16:
         csr = scipy.sparse.csr_matrix((np.ones(N, dtype=W.numpy().dtype), idx.numpy(),
                                        np.arange(N + 1)), shape=(N, V))
         signed["SciPy CSR"] = torch.from_numpy(csr @ W.numpy())
-    for name, out in exact.items():
-        assert torch.equal(bits(out), bits(ref)), name
-    for name, out in signed.items():
-        if dtype == torch.bfloat16 and name in ("one_hot @ W", "Linear"):
-            kept_or_flushed(out, ref)
-        else:
-            assert same_but_signed_zeros(out, ref), name
+    check(exact, signed, ref, reduced=False)
+    if dtype == torch.float32:  # past bfloat16's range, rounding to it would give inf
+        big = torch.finfo(torch.bfloat16).max
+        W = W.clamp(-big, big)
+        ref = F.embedding(idx, W)
+    for setting in reduced_settings():
+        with float32_matmul_setting(setting):
+            exact, signed = spellings(W)
+        check(exact, signed, ref, reduced=True)

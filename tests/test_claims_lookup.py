@@ -11,15 +11,22 @@ import pytest
 import scipy.sparse
 import torch
 import torch.nn.functional as F
-from hypothesis import example, given
+from hypothesis import assume, example, given
 from hypothesis import strategies as st
 from torch import nn
 
 from scripts.claim_register import proves
 from tests.cpu_outcomes import (
+    BF16_OVERFLOW,
+    BF16_TINY,
+    REDUCED_PRECISION,
     X86_BF16_FLAGS,
     bits,
+    exact_or_rounded,
+    float32_matmul_setting,
     kept_or_flushed,
+    legacy_precision,
+    reduced_settings,
     same_but_signed_zeros,
     x86_cpu_flags,
 )
@@ -92,6 +99,31 @@ def test_ids_outside_the_table_raise(V, bad, data):
         nn.Embedding(V, 2)(idx)
 
 
+@proves("ids-in-range")
+@example(V=5, ids=[-1], seed=0)  # the page's two cases
+@example(V=5, ids=[0, 5], seed=0)
+@given(V=sizes, ids=st.lists(st.integers(-15, 15), min_size=1, max_size=6), seed=seeds)
+def test_max_norm_rescales_rows_before_the_ids_are_checked(V, ids, seed):
+    """With ``max_norm``, a call with an id outside ``[0, V)`` raises IndexError, after it has
+    rescaled in place the rows of its distinct ids, taken in increasing order, up to the first
+    id that Python-style indexing rejects (below ``-V`` or from ``V`` up): a negative id from
+    ``-V`` up rescales the row it counts from the end. Rows longer than ``max_norm`` change;
+    no other row does."""
+    assume(any(not 0 <= i < V for i in ids))
+    W = randn((V, 3), seed) * 2  # rows of norm about 3.5, most above max_norm = 1
+    emb = nn.Embedding.from_pretrained(W.clone(), freeze=False, max_norm=1.0)
+    with pytest.raises(IndexError, match="out of range"):
+        emb(torch.tensor(ids))
+    rescaled = set()
+    for i in sorted(set(ids)):
+        if not -V <= i < V:
+            break  # select() raises here
+        if W[i].norm() > 1.0:
+            rescaled.add(i % V)
+    changed = (emb.weight.detach() != W).any(dim=1).nonzero().flatten().tolist()
+    assert changed == sorted(rescaled)
+
+
 def onehot_linear(W: torch.Tensor) -> nn.Linear:
     """A bias-free ``nn.Linear(V, D)`` holding the ``[V, D]`` table ``W`` transposed."""
     lin = nn.Linear(W.shape[0], W.shape[1], bias=False, dtype=W.dtype)
@@ -125,22 +157,34 @@ def test_onehot_product_equals_lookup_exactly(case):
     """On the CPU, for a finite table (subnormals, signed zeros and values near the dtype's max
     included, tables up to 300 x 70) and any ids: ``one_hot(idx, V) @ W`` and the one-hot
     ``nn.Linear`` equal the lookup exactly (the same bits, except that a ``-0.0`` may become
-    ``+0.0``) for float32 and float64 at every size. For bfloat16 and float16 the product is
-    one of two outcomes, whichever this CPU's instructions give (:func:`kept_or_flushed`): the
-    lookup exactly, or the lookup with its subnormal numbers as zeros; never anything else. And
-    ``torch.sparse.mm`` with a COO one-hot and SciPy's CSR one-hot product equal it too (float32
-    and float64, 1-D ids)."""
+    ``+0.0``) for float32 and float64 at every size, at the default float32 matmul precision.
+    For bfloat16 and float16 the product is one of two outcomes, whichever this CPU's
+    instructions give (:func:`kept_or_flushed`): the lookup exactly, or the lookup with its
+    subnormal numbers as zeros; never anything else. And ``torch.sparse.mm`` with a COO one-hot
+    and SciPy's CSR one-hot product equal it too (float32 and float64, 1-D ids).
+
+    Under each reduced float32 precision (:data:`REDUCED_PRECISION`) the same products are run
+    again: a float32 table within bfloat16's range gives the lookup exactly or within bfloat16
+    rounding of it (:func:`exact_or_rounded`), whichever the library computes here; the other
+    dtypes give what they give at the default."""
     W, idx = case
     V, dtype = W.shape[0], W.dtype
     onehot = F.one_hot(idx, V).to(dtype)
+
+    def products(W: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return onehot @ W, onehot_linear(W)(onehot)
+
+    def check(outs: tuple[torch.Tensor, ...], ref: torch.Tensor, reduced: bool) -> None:
+        for out in outs:
+            if dtype == torch.float32 and reduced:
+                exact_or_rounded(out, ref)
+            elif dtype in (torch.float32, torch.float64):
+                assert same_but_signed_zeros(out, ref)
+            else:
+                kept_or_flushed(out, ref)
+
     ref = F.embedding(idx, W)
-    product, linear = onehot @ W, onehot_linear(W)(onehot)
-    if dtype in (torch.float32, torch.float64):
-        assert same_but_signed_zeros(product, ref)
-        assert same_but_signed_zeros(linear, ref)
-    else:
-        kept_or_flushed(product, ref)
-        kept_or_flushed(linear, ref)
+    check(products(W), ref, reduced=False)
     if idx.dim() == 1 and dtype in (torch.float32, torch.float64):  # the spellings of api-map.md
         N = len(idx)
         coo = torch.sparse_coo_tensor(torch.stack([torch.arange(N), idx]),
@@ -148,6 +192,14 @@ def test_onehot_product_equals_lookup_exactly(case):
         assert torch.equal(torch.sparse.mm(coo, W), ref)
         csr = scipy.sparse.csr_matrix((np.ones(N), idx.numpy(), np.arange(N + 1)), shape=(N, V))
         assert torch.equal(torch.from_numpy(csr.astype(W.numpy().dtype) @ W.numpy()), ref)
+    if dtype == torch.float32:  # past bfloat16's range, rounding to it would give inf
+        big = torch.finfo(torch.bfloat16).max
+        W = W.clamp(-big, big)
+        ref = F.embedding(idx, W)
+    for setting in reduced_settings():
+        with float32_matmul_setting(setting):
+            outs = products(W)
+        check(outs, ref, reduced=True)
 
 
 def test_a_cpu_without_bfloat16_instructions_keeps_the_subnormal():
@@ -167,6 +219,7 @@ def test_a_cpu_without_bfloat16_instructions_keeps_the_subnormal():
 @proves("onehot-grad")
 @example(V=6, D=4, n=200, seed=0, pool=[0, 1, 2, 3, 4, 5], dtype=torch.float32)  # the page's
 @example(V=64, D=16, n=8, seed=1, pool=None, dtype=torch.bfloat16)  # 8192, no repeats
+@example(V=300, D=70, n=64, seed=3, pool=None, dtype=torch.float32)  # 64·300·70, no repeats
 @given(V=st.integers(1, 12) | st.integers(13, 300), D=st.integers(1, 5) | st.integers(6, 70),
        n=st.integers(0, 64), seed=seeds, pool=st.none(), dtype=float_table_dtypes)
 def test_onehot_weight_gradients_agree(V, D, n, seed, pool, dtype):
@@ -175,7 +228,10 @@ def test_onehot_weight_gradients_agree(V, D, n, seed, pool, dtype):
     additions of a repeated id's contributions happen in another order). Float32 and float64
     exactly; bfloat16 and float16 with the forward pass's two outcomes when no id repeats (a
     subnormal upstream number reaches the Linear's gradient as itself or as zero,
-    :func:`kept_or_flushed`)."""
+    :func:`kept_or_flushed`). This is at the default float32 matmul precision; under each
+    reduced one (:data:`REDUCED_PRECISION`) the float32 Linear's gradient is the lookup's
+    exactly or within bfloat16 rounding of each upstream number, ``2**-8 · sum |upstream|`` per
+    entry, plus the float32 summation's ``n · eps · sum |upstream|`` (:func:`exact_or_rounded`)."""
     gen = torch.Generator().manual_seed(seed)
     if pool is None:
         idx = torch.randperm(V, generator=gen)[:n] if seed % 2 else torch.randint(
@@ -197,7 +253,8 @@ def test_onehot_weight_gradients_agree(V, D, n, seed, pool, dtype):
         return lin.weight.grad.T
 
     lin_grad = linear_grad()
-    if len(idx.unique()) == n:
+    repeats = len(idx.unique()) < n
+    if not repeats:
         if dtype in (torch.float32, torch.float64):
             assert torch.equal(emb.weight.grad, lin_grad)
         else:
@@ -205,6 +262,13 @@ def test_onehot_weight_gradients_agree(V, D, n, seed, pool, dtype):
             lin_grad = emb.weight.grad  # checked: the bound below is for repeated ids
     bound = n * torch.finfo(dtype).eps * up.float().abs().sum(0).max().item()
     torch.testing.assert_close(emb.weight.grad.float(), lin_grad.float(), rtol=0, atol=bound)
+    if dtype == torch.float32:
+        spread = torch.zeros(V, D).index_add_(0, idx, up.abs())  # sum |upstream| per entry
+        slack = n * torch.finfo(dtype).eps * spread if repeats else 0.0
+        for setting in reduced_settings():
+            with float32_matmul_setting(setting):
+                reduced = linear_grad()
+            exact_or_rounded(reduced, emb.weight.grad, spread, slack)
 
 
 @proves("onehot-nonfinite")
@@ -319,3 +383,57 @@ def test_kept_or_flushed_accepts_the_two_outcomes_only():
         other[where] = wrong
         with pytest.raises(AssertionError):
             kept_or_flushed(other, ref)
+
+
+def test_exact_or_rounded_accepts_the_two_outcomes_only():
+    """The exact result and the result rounded to bfloat16 (a subnormal number as zero too)
+    pass; an error of 2**-7 of a number, a non-finite result, or a subnormal number grown past
+    2**-126 fails."""
+    ref = randn((4, 8), 0)
+    ref[0, 0], ref[0, 1] = BF16_TINY / 4, -0.0
+    assert exact_or_rounded(ref.clone(), ref) == "exact"
+    rounded = ref.bfloat16().float()
+    assert not torch.equal(rounded, ref) and exact_or_rounded(rounded, ref) == "rounded"
+    flushed = rounded.clone()
+    flushed[0, 0] = 0
+    assert exact_or_rounded(flushed, ref) == "rounded"
+    for where, wrong in (((1, 3), ref[1, 3] * (1 + 2**-7)), ((2, 2), float("nan")),
+                         ((0, 0), 3 * BF16_TINY)):
+        other = ref.clone()
+        other[where] = wrong
+        with pytest.raises(AssertionError):
+            exact_or_rounded(other, ref)
+    with pytest.raises(AssertionError, match="range"):
+        exact_or_rounded(ref * 0, torch.full((1,), BF16_OVERFLOW))
+
+
+def test_each_reduced_setting_is_set_and_then_restored():
+    """Inside :func:`float32_matmul_setting` the named knob is set (and the two reduced levels of
+    ``set_float32_matmul_precision`` set oneDNN's to TF32 and bfloat16, as the page says); after
+    it, even after an error in the body, every precision setting reads as before."""
+    if legacy_precision() is None:
+        pytest.skip("this process mixes PyTorch's old and new precision settings already")
+    backends = torch.backends
+
+    def state() -> tuple:
+        return (torch.get_float32_matmul_precision(), backends.fp32_precision,
+                backends.mkldnn.matmul.fp32_precision, backends.cuda.matmul.fp32_precision,
+                backends.cuda.matmul.allow_tf32)
+
+    before = state()
+    inside = {}
+    for setting in REDUCED_PRECISION:
+        with pytest.raises(ZeroDivisionError), float32_matmul_setting(setting):
+            inside[setting] = (torch.get_float32_matmul_precision()
+                               if setting.startswith("precision=") else None,
+                               backends.mkldnn.matmul.fp32_precision,
+                               backends.cuda.matmul.allow_tf32)
+            raise ZeroDivisionError("an error in the body")
+        assert state() == before, setting
+    assert inside["precision=high"][:2] == ("high", "tf32")
+    assert inside["precision=medium"][:2] == ("medium", "bf16")
+    assert inside["mkldnn.matmul=bf16"][1] == "bf16"
+    assert inside["cuda.matmul.allow_tf32"][2] is True
+    with pytest.raises(ValueError):
+        with float32_matmul_setting("precision=low"):
+            pass
