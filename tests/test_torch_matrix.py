@@ -32,7 +32,15 @@ from packaging.version import Version
 from pytest_codeblocks.main import extract_from_file
 
 import scripts.torch_matrix as matrix
-from scripts.matrix_record import block_fingerprint, code_meaning, file_fingerprint
+from scripts.matrix_record import (
+    block_fingerprint,
+    code_meaning,
+    cpu_path_key,
+    file_fingerprint,
+    gpu_key,
+    machine_id,
+    migrate,
+)
 from scripts.site import build_site
 from scripts.torch_matrix import (
     EARLIER_MINORS,
@@ -75,15 +83,28 @@ def test_record_is_well_formed(record):
         assert entry["release"] == release
         assert entry["torch"].split("+")[0] == release, (release, entry["torch"])
         assert re.fullmatch(r"\d{4}-\d\d-\d\d", entry["date"])
-        assert set(entry["machine"]) == {"platform", "cpu", "python"}
+        assert {"platform", "cpu", "python"} <= set(entry["machine"]) <= {
+            "platform", "cpu", "python", "flags"}
+        assert len(entry["tests"]) > 100, f"{release}: suspiciously few tests"
+    for key, entry in record["cpu_paths"].items():
+        assert entry["release"] == record["pinned"], key
+        arch = key.split("/")[0]
+        assert key == cpu_path_key(arch, entry["machine"], entry["path"]), (
+            f"{key}: a CPU path run is keyed by its architecture, machine and path")
+        assert len(entry["tests"]) > 100, f"{key}: suspiciously few tests"
+    for key, entry in record["gpus"].items():
+        assert entry["kind"] == "cuda" and key == gpu_key(entry["gpu"], entry["torch"]), key
+        assert Version(entry["torch"]).public == entry["release"], key
+        assert all(entry["gpu"].get(k) for k in ("name", "driver", "cuda")), (key, entry["gpu"])
+    for name, entry in [*record["releases"].items(), *record["cpu_paths"].items(),
+                        *record["gpus"].items()]:
         tests = entry["tests"]
-        assert len(tests) > 100, f"{release}: suspiciously few tests ({len(tests)})"
         for test_id, result in tests.items():
             assert result["outcome"] in ("passed", "failed", "skipped"), (test_id, result)
             if result["outcome"] != "passed":
                 assert result.get("message"), (test_id, "a failure or skip says why")
         counts = {k: sum(t["outcome"] == k for t in tests.values()) for k in entry["summary"]}
-        assert counts == entry["summary"], release
+        assert counts == entry["summary"], name
 
 
 SNIPPET = '''"""What this file shows."""
@@ -441,20 +462,70 @@ def test_reachable_cpu_paths_follow_the_cpu():
     assert matrix.reachable_paths(vnni, "x86_64") == every
     assert matrix.reachable_paths({"asimd", "bf16"}, "aarch64") == [
         "native", "aten-default", "no-onednn", "one-thread"]
-    assert matrix.path_key("avx2", "X86_64") == "x86_64/avx2"
+    epyc = {"cpu": "AMD EPYC, 2 logical CPUs", "flags": ["avx2", "f16c", "fma"]}
+    assert re.fullmatch(r"x86_64/amd-epyc-[0-9a-f]{6}/avx2",
+                        matrix.path_key("avx2", "X86_64", epyc))
+
+
+def test_a_machine_is_its_cpu_model_and_kernel_flags():
+    """Two machines with the same CPU model and flags share a name (the count of logical CPUs
+    does not matter); another model, or one more kernel flag, makes another machine."""
+    epyc = {"cpu": "AMD EPYC, 2 logical CPUs", "flags": ["avx2", "f16c", "fma"]}
+    assert machine_id(epyc) == machine_id({**epyc, "cpu": "AMD EPYC, 64 logical CPUs",
+                                           "flags": ["fma", "f16c", "avx2"]})
+    assert machine_id(epyc) != machine_id({**epyc, "flags": ["avx2", "f16c", "fma", "avx512f"]})
+    assert machine_id(epyc) != machine_id({**epyc, "cpu": "AMD EPYC 9654, 2 logical CPUs"})
+    xeon = machine_id({"cpu": "Intel(R) Xeon(R) Processor, 2 logical CPUs", "flags": ["avx2"]})
+    assert re.fullmatch(r"intel-xeon-processor-[0-9a-f]{6}", xeon)
+
+
+EPYC = {"platform": "p", "cpu": "AMD EPYC, 2 logical CPUs", "flags": ["avx2", "f16c", "fma"],
+        "python": "3.11"}
+XEON = {"platform": "p", "cpu": "Intel(R) Xeon(R) Processor, 2 logical CPUs",
+        "flags": ["amx_bf16", "avx2", "avx512f"], "python": "3.11"}
+
+
+def _path_run(path: str, machine: dict, outcome: str = "passed") -> dict:
+    return {**_entry("9.2.0", outcome), "path": path, "machine": machine}
 
 
 def test_merging_keeps_cpu_path_runs_of_the_same_pin_only():
     covered = ["9.2.0", "9.1.3", "9.0.1"]
-    base = part_record("9.2.0", covered, {}, {"x86_64/native": _entry("9.2.0", "failed"),
-                                               "x86_64/avx2": _entry("9.2.0")})
-    new = part_record("9.2.0", covered, {}, {"x86_64/native": _entry("9.2.0"),
-                                              "aarch64/native": _entry("9.2.0")})
+    paths = {p: _path_run(p, EPYC, "failed" if p == "native" else "passed")
+             for p in ("native", "avx2")}
+    base = part_record("9.2.0", covered, {}, {f"x86_64/{p}": run for p, run in paths.items()})
+    new = part_record("9.2.0", covered, {}, {
+        cpu_path_key("x86_64", EPYC, "native"): _path_run("native", EPYC),
+        cpu_path_key("aarch64", EPYC, "native"): _path_run("native", EPYC)})
     merged = merge_records(base, [new])
-    assert sorted(merged["cpu_paths"]) == ["aarch64/native", "x86_64/avx2", "x86_64/native"]
-    assert merged["cpu_paths"]["x86_64/native"] == new["cpu_paths"]["x86_64/native"]
-    assert sorted(merge_records({**base, "pinned": "9.1.0"}, [new])["cpu_paths"]) == [
-        "aarch64/native", "x86_64/native"]
+    assert sorted(merged["cpu_paths"]) == sorted([
+        cpu_path_key("aarch64", EPYC, "native"), cpu_path_key("x86_64", EPYC, "avx2"),
+        cpu_path_key("x86_64", EPYC, "native")])
+    native = cpu_path_key("x86_64", EPYC, "native")
+    assert merged["cpu_paths"][native] == new["cpu_paths"][native]  # the same machine: replaced
+    assert sorted(merge_records({**base, "pinned": "9.1.0"}, [new])["cpu_paths"]) == sorted(
+        new["cpu_paths"])
+
+
+def test_a_second_machine_s_cpu_paths_stand_beside_the_first():
+    """A part made on another CPU (another model or other flags) adds its runs beside the
+    record's, also when both were keyed by path only (the record's form before machines were
+    told apart: migrated by the runs' own machine); the GPU runs of the record stay."""
+    covered = ["9.2.0", "9.1.3", "9.0.1"]
+    gpu = {"kind": "cuda", **_entry("2.11.0")}
+    base = {**part_record("9.2.0", covered, {}, {"x86_64/native": _path_run("native", EPYC)}),
+            "gpus": {"nvidia-h200/2.11.0+cu130": gpu}}
+    xeon = part_record("9.2.0", covered, {}, {"x86_64/native": _path_run("native", XEON),
+                                              "x86_64/avx512": _path_run("avx512", XEON)})
+    merged = merge_records(base, [xeon])
+    assert sorted(merged["cpu_paths"]) == sorted([
+        cpu_path_key("x86_64", EPYC, "native"), cpu_path_key("x86_64", XEON, "native"),
+        cpu_path_key("x86_64", XEON, "avx512")])
+    assert merged["cpu_paths"][cpu_path_key("x86_64", EPYC, "native")]["machine"] == EPYC
+    assert merged["gpus"] == base["gpus"]
+    assert migrate(base)["cpu_paths"] == {cpu_path_key("x86_64", EPYC, "native"):
+                                          base["cpu_paths"]["x86_64/native"]}
+    assert "x86_64/native" in base["cpu_paths"], "migrate returns a new record"
 
 
 @pytest.mark.audit  # the CPU kernel paths are audits; this starts fresh Python processes
@@ -479,22 +550,25 @@ def test_a_page_counts_the_cpu_paths_its_checks_passed_on(monkeypatch):
     from scripts.hooks import torch_matrix as hook
 
     check = hook.Check("docs/a.md::line 3", "block at line 3", "0" * 12, 3)
-    failed = _entry("9.2.0", "failed")
+    failed = _path_run("native", EPYC, "failed")
     failed["tests"]["docs/a.md::line 3"]["message"] = "AssertionError: boom"
+    keys = [cpu_path_key("x86_64", EPYC, "avx2"), cpu_path_key("x86_64", EPYC, "native"),
+            cpu_path_key("x86_64", XEON, "native"), cpu_path_key("aarch64", EPYC, "native")]
     monkeypatch.setattr(hook, "_record", {
         "pinned": "9.2.0", "releases": {"9.2.0": _entry("9.2.0")},
-        "cpu_paths": {"x86_64/avx2": _entry("9.2.0"), "x86_64/native": _entry("9.2.0"),
-                      "aarch64/native": failed}})
+        "cpu_paths": {keys[0]: _path_run("avx2", EPYC), keys[1]: _path_run("native", EPYC),
+                      keys[2]: _path_run("native", XEON), keys[3]: failed}})
     state, paths = hook.status([check]), hook.status([check], "cpu_paths")
     assert state.passed == ["9.2.0"] and not state.failed and not state.pending
-    assert paths.passed == ["x86_64/avx2", "x86_64/native"]
-    assert list(paths.failed) == ["aarch64/native"]
+    assert sorted(paths.passed) == sorted(keys[:3])
+    assert list(paths.failed) == [keys[3]]
     line = hook.verified_line(state, paths, "../claims/#cpu-kernel-paths")
-    assert ('on torch 9.2.0 and <a href="../claims/#cpu-kernel-paths">2 CPU paths</a>' in line)
-    assert "1 differs on CPU path aarch64/native" in line
-    assert "On CPU path aarch64/native, block at line 3 fails with" in hook.details_html(
+    assert ('on torch 9.2.0 and <a href="../claims/#cpu-kernel-paths">3 CPU paths of 2 '
+            "machines</a>" in line)
+    assert f"1 differs on CPU path {keys[3]}" in line
+    assert f"On CPU path {keys[3]}, block at line 3 fails with" in hook.details_html(
         state, paths, [])
-    assert "<code>x86_64/avx2</code>" in hook.paths_table()
+    assert f"<code>{keys[0]}</code>" in hook.paths_table()
 
 
 NESTED = '''??? note "The code"
