@@ -656,3 +656,207 @@ def test_a_page_checks_its_blocks_included_snippets_and_claims_proofs(tmp_path, 
     assert ids == ["docs/p.md::line 3", "docs/p.md::line 11", "docs/p.md::line 15",
                    "docs/p.md::line 25", f"{snippet}[snippets/a.py]", f"{snippet}[snippets/b.py]",
                    "tests/test_claims_x.py::test_c"]
+
+
+#: A made-up project with checks marked cuda and unmarked ones: a page, a property test file,
+#: and a page and a README without any.
+CUDA_PAGE = """# GPU
+
+```python
+assert 2 * 2 == 4
+```
+
+<!--pytest.mark.cuda-->
+```python
+import torch
+assert torch.ones(1, device="cuda").item() == 1.0
+```
+"""
+CUDA_TESTS = """import pytest
+
+
+@pytest.mark.cuda
+def test_on_the_gpu():
+    assert True
+
+
+def test_anywhere():
+    assert True
+"""
+CUDA_PYPROJECT = """[tool.pytest.ini_options]
+markers = ["cuda: needs a CUDA GPU"]
+"""
+
+
+def _cuda_project(root):
+    (root / "docs").mkdir(parents=True)
+    (root / "tests").mkdir()
+    (root / "docs" / "gpu.md").write_text(CUDA_PAGE)
+    (root / "docs" / "cpu.md").write_text("# CPU\n\n```python\nassert True\n```\n")
+    (root / "README.md").write_text("# R\n\nSee `<!--pytest.mark.cuda-->` in a sentence.\n")
+    (root / "tests" / "test_claims_gpu.py").write_text(CUDA_TESTS)
+    (root / "tests" / "test_snippets.py").write_text("def test_x():\n    pass\n")
+    (root / "pyproject.toml").write_text(CUDA_PYPROJECT)
+    return root
+
+
+H200 = {"name": "NVIDIA H200", "driver": "580.95.05", "cuda": "13.0", "capability": "9.0",
+        "count": 1, "memory_gib": 139.8, "torch": "2.11.0+cu130", "python": "3.12.3"}
+
+
+def test_the_cuda_run_selects_exactly_the_checks_marked_cuda(tmp_path):
+    """The CUDA selection is the files holding a marker above a fence or on a test (a marker
+    quoted in a sentence does not count), and pytest's ``-m cuda`` runs the marked block and
+    test only. Run here, on a CPU, with the CUDA run's own options: both are collected and
+    skipped with the cuda marker's one reason, and the entry records them with the GPU given."""
+    from tests.cuda_marker import CUDA_SKIP_REASON
+
+    root = _cuda_project(tmp_path / "project")
+    assert matrix.cuda_selection(root) == ["docs/gpu.md", "tests/test_claims_gpu.py"]
+    entry = matrix.run_cuda(sys.executable, H200, root=root, log=lambda *a: None)
+    block = "docs/gpu.md::line 8"
+    assert sorted(entry["tests"]) == [block, "tests/test_claims_gpu.py::test_on_the_gpu"]
+    for result in entry["tests"].values():
+        assert result == {**result, "outcome": "skipped", "message": CUDA_SKIP_REASON}
+    page = extract_from_file(root / "docs" / "gpu.md")[1]
+    assert entry["tests"][block]["fingerprint"] == block_fingerprint(page.code, None)
+    assert entry["gpu"] == {k: H200[k] for k in ("name", "driver", "cuda", "capability",
+                                                 "count", "memory_gib")}
+    assert (entry["kind"], entry["torch"], entry["release"]) == ("cuda", "2.11.0+cu130", "2.11.0")
+    assert entry["summary"] == {"passed": 0, "failed": 0, "skipped": 2}
+    assert entry["selected"] == ["docs/gpu.md", "tests/test_claims_gpu.py"]
+    assert "benchmark" not in entry
+
+
+def test_without_a_gpu_the_cuda_run_says_so_and_writes_nothing(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(matrix, "gpu_info", lambda python: None)
+    record = tmp_path / "record.json"
+    record.write_text('{"pinned": null, "releases": {}}')
+    assert matrix.main(["--cuda", "--record", str(record)]) == 1
+    assert matrix.main(["--cuda", "--part", str(tmp_path / "part.json"),
+                        "--record", str(record)]) == 1
+    assert "no CUDA GPU" in capsys.readouterr().err
+    assert record.read_text() == '{"pinned": null, "releases": {}}'
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["record.json"]
+
+
+def test_a_cuda_part_records_the_gpu_and_merges_beside_the_cpu_runs(tmp_path, monkeypatch,
+                                                                     record):
+    """``--cuda --part`` (GPU and checks faked: this machine has no GPU) writes a part with one
+    GPU run keyed by GPU and torch, holding the GPU's name, driver, CUDA and torch with the
+    outcomes, and the benchmark's run, whose data set lies beside the part; merged into the
+    committed record it leaves the releases and CPU paths as they were."""
+    outcomes = {"docs/gpu.md::line 8": {"outcome": "passed", "fingerprint": "0" * 12}}
+    monkeypatch.setattr(matrix, "gpu_info", lambda python: H200)
+    monkeypatch.setattr(matrix, "cuda_selection", lambda root=ROOT: ["docs/gpu.md"])
+    monkeypatch.setattr(matrix, "missing_modules", lambda files, extra=(): [])
+    monkeypatch.setattr(matrix, "_run_pytest", lambda *a, **k: (outcomes, 1.0))
+
+    def benchmark(python, output, env, timeout):
+        output.write_text("{}")
+        return {"outcome": "passed", "seconds": 1.0, "output": output.name}
+
+    monkeypatch.setattr(matrix, "run_benchmark", benchmark)
+    base = tmp_path / "record.json"
+    base.write_text(json.dumps(record))
+    part = tmp_path / "gpu.json"
+    assert matrix.main(["--cuda", "--part", str(part), "--record", str(base)]) == 0
+    written = load_record(part)
+    assert list(written["gpus"]) == ["nvidia-h200/2.11.0+cu130"]
+    run = written["gpus"]["nvidia-h200/2.11.0+cu130"]
+    assert run["gpu"]["name"] == "NVIDIA H200" and run["gpu"]["driver"] == "580.95.05"
+    assert run["gpu"]["cuda"] == "13.0" and run["torch"] == "2.11.0+cu130"
+    assert run["tests"] == outcomes and run["summary"]["passed"] == 1
+    assert run["benchmark"]["output"] == "gpu-benchmark-cuda.json"
+    assert (tmp_path / "gpu-benchmark-cuda.json").exists()
+    assert not written["releases"] and not written["cpu_paths"]
+    assert json.loads(base.read_text()) == record, "a part leaves the record as it is"
+    assert matrix.main(["--merge", str(part), "--record", str(base)]) == 0
+    merged = load_record(base)
+    assert merged["gpus"] == {**record["gpus"], **written["gpus"]}
+    assert merged["releases"] == record["releases"]
+    assert merged["cpu_paths"] == record["cpu_paths"]
+
+
+def _gpu_run(outcome: str, fingerprint: str) -> dict:
+    return {"kind": "cuda", "torch": "2.11.0+cu130", "release": "2.11.0", "date": "2026-11-27",
+            "gpu": {"name": "NVIDIA H200", "driver": "580.95.05", "cuda": "13.0"},
+            "summary": {}, "tests": {"docs/a.md::line 9": {
+                "outcome": outcome, "fingerprint": fingerprint,
+                **({"message": "AssertionError: no"} if outcome != "passed" else {})}}}
+
+
+@pytest.mark.parametrize("gpu_run, verified", [
+    (None, False),  # no GPU run at all
+    (_gpu_run("passed", "1" * 12), True),
+    (_gpu_run("passed", "2" * 12), False),  # the block changed since it ran on the GPU
+    (_gpu_run("skipped", "1" * 12), False),  # a skip on a GPU is not a run
+    (_gpu_run("failed", "1" * 12), False),
+])
+def test_the_facts_line_says_and_1_gpu_only_with_a_gpu_record(monkeypatch, gpu_run, verified):
+    """A page with one CPU block and one block marked cuda: the CPU count leaves the CUDA block
+    out (it is skipped on every CPU); the line says "on torch 2.11.0+cu130 and 1 GPU" only when
+    a GPU run passed the block as it is today, else "1 not yet run on a GPU" (or that it
+    differs there), and the list at the end names the block."""
+    from scripts.hooks import torch_matrix as hook
+
+    checks = [hook.Check("docs/a.md::line 3", "block at line 3", "0" * 12, 3),
+              hook.Check("docs/a.md::line 9", "block at line 9", "1" * 12, 9, cuda=True)]
+    monkeypatch.setattr(hook, "_record", {
+        "pinned": "9.2.0", "releases": {"9.2.0": _entry("9.2.0")},
+        "cpu_paths": {cpu_path_key("x86_64", EPYC, "native"): _path_run("native", EPYC)},
+        "gpus": {"nvidia-h200/2.11.0+cu130": gpu_run} if gpu_run else {}})
+    state, paths, gpus = (hook.status(checks, runs) for runs in ("releases", "cpu_paths", "gpus"))
+    line = hook.verified_line(state, paths, "../claims/#cpu-kernel-paths", gpus)
+    details = hook.details_html(state, paths, [], gpus)
+    assert "<strong>Verified</strong>: 1 check on torch 9.2.0 and " in line
+    assert ('1 CUDA check on torch 2.11.0+cu130 and <a href="../claims/#cpu-kernel-paths">'
+            "1 GPU</a>" in line) is verified
+    assert ("GPU" in line.replace("not yet run on a GPU", "").replace(
+        "differs on GPU", "")) is verified, "nothing else claims a GPU"
+    if verified:
+        assert "not yet run on a GPU" not in line and details == ""
+    elif gpu_run and gpu_run["tests"]["docs/a.md::line 9"]["outcome"] == "failed":
+        assert "1 differs on GPU NVIDIA H200 (torch 2.11.0+cu130)" in line
+        assert "On GPU NVIDIA H200 (torch 2.11.0+cu130), block at line 9 fails with" in details
+    else:
+        assert '<a href="#torch-matrix-details">1 not yet run on a GPU</a>' in line
+        assert "Not yet run on a GPU (marked for CUDA, skipped on a CPU): block at line 9" in (
+            details)
+
+
+def test_a_page_without_cuda_checks_says_nothing_of_a_gpu(monkeypatch):
+    from scripts.hooks import torch_matrix as hook
+
+    checks = [hook.Check("docs/a.md::line 3", "block at line 3", "0" * 12, 3)]
+    monkeypatch.setattr(hook, "_record", {
+        "pinned": "9.2.0", "releases": {"9.2.0": _entry("9.2.0")}, "cpu_paths": {},
+        "gpus": {}})
+    state, paths, gpus = (hook.status(checks, runs) for runs in ("releases", "cpu_paths", "gpus"))
+    assert "GPU" not in hook.verified_line(state, paths, None, gpus)
+    assert hook.details_html(state, paths, [], gpus) == ""
+    assert "No GPU run yet" in hook.paths_table()
+
+
+def test_a_page_knows_its_checks_marked_cuda(tmp_path, monkeypatch):
+    """A block with the marker above its fence, and a property test of a claim the page states
+    decorated ``@pytest.mark.cuda``, are the page's CUDA checks; the others are not."""
+    from scripts.hooks import torch_matrix as hook
+
+    root = _cuda_project(tmp_path)
+    (root / "tests" / "test_claims_gpu.py").write_text(
+        "import pytest\nfrom scripts.claim_register import proves\n\n\n@proves('g')\n"
+        "@pytest.mark.cuda\ndef test_on_the_gpu():\n    pass\n\n\n@proves('g')\n"
+        "def test_anywhere():\n    pass\n")
+    monkeypatch.setattr(hook, "_root", root)
+    monkeypatch.setattr(hook, "_record", {"releases": {}})
+    monkeypatch.setattr(hook, "_proofs", hook.proofs_in_sources(root))
+    monkeypatch.setattr(hook, "_cuda_tests", hook.cuda_tests_in_sources(root))
+    hook._source.cache_clear()
+    try:
+        checks = {c.test_id: c.cuda for c in hook.page_checks("gpu.md", ["g"])}
+    finally:
+        hook._source.cache_clear()
+    assert checks == {"docs/gpu.md::line 3": False, "docs/gpu.md::line 8": True,
+                      "tests/test_claims_gpu.py::test_anywhere": False,
+                      "tests/test_claims_gpu.py::test_on_the_gpu": True}
