@@ -399,6 +399,7 @@ def test_build_hook_says_what_was_verified_and_notes_a_difference_at_its_block(t
     (project / "tests" / "test_claims_x.py").write_text(PROPERTY_TESTS)
     (project / "docs" / "page.md").write_text(PAGE)
     (project / "docs" / "other.md").write_text(OTHER)
+    (project / "docs" / "gpu.md").write_text(CUDA_PAGE)
     blocks = extract_from_file(project / "docs" / "page.md")
     other = extract_from_file(project / "docs" / "other.md")[0]
     ids = [f"docs/page.md::line {b.lineno}" for b in blocks]
@@ -426,7 +427,7 @@ def test_build_hook_says_what_was_verified_and_notes_a_difference_at_its_block(t
     }}))
     (project / "mkdocs.yml").write_text(yaml.safe_dump({
         "site_name": "matrix", "strict": True,
-        "nav": [{"Page": "page.md"}, {"Other": "other.md"}],
+        "nav": [{"Page": "page.md"}, {"Other": "other.md"}, {"GPU": "gpu.md"}],
         "markdown_extensions": ["toc", "attr_list"],
         "hooks": [str(ROOT / "scripts" / "hooks" / "torch_matrix.py")],
     }))
@@ -450,6 +451,15 @@ def test_build_hook_says_what_was_verified_and_notes_a_difference_at_its_block(t
     assert '<p id="claim-always-true">' in other_page
     assert "<strong>Verified</strong>: 2 checks on torch 9.1.0 and 9.0.0" in other_page
     assert "torch-matrix-details" not in other_page
+    # A page with a block marked cuda and no GPU run in the record: its CPU block counts on the
+    # pin, the CUDA block is not yet run on a GPU, and nothing claims a GPU.
+    gpu_page = (tmp_path / "out" / "gpu" / "index.html").read_text()
+    facts = gpu_page[gpu_page.index('<p class="page-facts">'):]
+    facts = facts[:facts.index("</p>")]
+    assert "<strong>Verified</strong>: 1 check on torch 9.1.0" in facts
+    assert '<a href="#torch-matrix-details">1 not yet run on a GPU</a>' in facts
+    assert "GPU</a>" not in facts.replace("not yet run on a GPU</a>", "")
+    assert "Not yet run on a GPU (marked for CUDA, skipped on a CPU): block at line 8" in gpu_page
 
 
 def test_reachable_cpu_paths_follow_the_cpu():
