@@ -480,18 +480,22 @@ def gpu_info(python: Path) -> dict | None:
     return {**info, "driver": gpu_driver()}
 
 
-def download_wheels(folder: Path, python_version: str = "3.12",
+def download_wheels(folder: Path, names: list[str] = (), python_version: str = "3.12",
                     platform_tag: str = "manylinux_2_28_x86_64") -> list[Path]:
-    """Fill ``folder`` with the wheels of :data:`CUDA_RUN_NEEDS` (and what they need), at the
-    versions installed here, for a GPU machine's Python ``python_version`` on ``platform_tag``:
-    ``pip download``, so this needs the package registry. Returns the wheels in ``folder``.
-    Raises ``subprocess.CalledProcessError`` when pip fails."""
+    """Fill ``folder`` with wheels for a GPU machine's Python ``python_version`` on
+    ``platform_tag``, at the versions installed here: of ``names`` alone (a machine that lacks
+    only those; the GPU machines lent to this project lack only ``pytest-codeblocks``), or of
+    all :data:`CUDA_RUN_NEEDS` and what they need (a machine with only torch, pytest and
+    Hypothesis; about 76 MiB). ``pip download``, so this needs the package registry. Returns the
+    wheels in ``folder``. Raises ``subprocess.CalledProcessError`` when pip fails."""
     from importlib.metadata import version
 
     folder.mkdir(parents=True, exist_ok=True)
-    pins = [f"{name}=={version(name)}" for name in CUDA_RUN_NEEDS]
-    tags = [platform_tag, "manylinux_2_17_x86_64", "manylinux2014_x86_64"]
+    pins = [f"{name}=={version(name)}" for name in (names or CUDA_RUN_NEEDS)]
+    tags = [platform_tag, "manylinux_2_27_x86_64", "manylinux_2_17_x86_64",
+            "manylinux2014_x86_64"]
     subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--only-binary=:all:",
+                    *(["--no-deps"] if names else []),
                     "--python-version", python_version, "--implementation", "cp",
                     *(a for tag in tags for a in ("--platform", tag)), "-d", str(folder), *pins],
                    check=True)
@@ -757,9 +761,10 @@ def main(argv: list[str] | None = None) -> int:
                              "the run (see --download-wheels)")
     parser.add_argument("--no-benchmark", action="store_true",
                         help="with --cuda: leave out the benchmark's CUDA run")
-    parser.add_argument("--download-wheels", type=Path, metavar="DIR",
-                        help="download into DIR the wheels a GPU machine with Python 3.12 needs "
-                             "for --cuda, and run nothing")
+    parser.add_argument("--download-wheels", nargs="+", metavar=("DIR", "NAME"),
+                        help="download into DIR the wheels that a GPU machine with Python 3.12 "
+                             "needs for --cuda (only those of the NAMEs given, else all of them "
+                             "and what they need), and run nothing")
     parser.add_argument("--strict", action="store_true",
                         help="exit with status 1 when a test failed in a run (an audit)")
     parser.add_argument("--record", type=Path, default=RECORD, metavar="FILE",
@@ -770,9 +775,14 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.reconfigure(line_buffering=True)  # progress shows as it happens, in a log too
 
     if args.download_wheels:
-        wheels = download_wheels(args.download_wheels)
-        print(f"{len(wheels)} wheels in {args.download_wheels} "
-              f"({sum(w.stat().st_size for w in wheels) / 2**20:.0f} MiB)")
+        folder, names = Path(args.download_wheels[0]), args.download_wheels[1:]
+        unknown = [n for n in names if n not in CUDA_RUN_NEEDS]
+        if unknown:
+            parser.error(f"not a package the CUDA run needs: {', '.join(unknown)} "
+                         f"(it needs {', '.join(CUDA_RUN_NEEDS)})")
+        wheels = download_wheels(folder, names)
+        print(f"{len(wheels)} wheels in {folder} "
+              f"({sum(w.stat().st_size for w in wheels) / 2**20:.1f} MiB)")
         return 0
     if args.merge:
         record = merge_records(load_record(args.record), read_parts(args.merge))

@@ -870,3 +870,33 @@ def test_a_page_knows_its_checks_marked_cuda(tmp_path, monkeypatch):
     assert checks == {"docs/gpu.md::line 3": False, "docs/gpu.md::line 8": True,
                       "tests/test_claims_gpu.py::test_anywhere": False,
                       "tests/test_claims_gpu.py::test_on_the_gpu": True}
+
+
+def test_wheels_a_gpu_machine_lacks_are_unpacked_for_the_run_and_others_left(tmp_path):
+    """Of a folder of wheels, only those of distributions this Python lacks are unpacked (a
+    wheel's ``purelib`` data beside its package); the unpacked folder, on the path, makes the
+    module importable, which :func:`missing_modules` then sees."""
+    import zipfile
+
+    wheels, site = tmp_path / "wheels", tmp_path / "site"
+    wheels.mkdir()
+    site.mkdir()
+    with zipfile.ZipFile(wheels / "zz_demo_dist-1.0-py3-none-any.whl", "w") as archive:
+        archive.writestr("zz_demo_dist/__init__.py", "VALUE = 1\n")
+        archive.writestr("zz_demo_dist-1.0.data/purelib/zz_demo_extra.py", "X = 2\n")
+        archive.writestr("zz_demo_dist-1.0.dist-info/METADATA", "Name: zz-demo-dist\n")
+    with zipfile.ZipFile(wheels / "pytest-0.0.1-py3-none-any.whl", "w") as archive:
+        archive.writestr("pytest/__init__.py", "raise ImportError('shadowed')\n")
+    assert matrix.unpack_wheels(wheels, site, log=lambda *a: None) == ["zz_demo_dist"]
+    assert (site / "zz_demo_dist" / "__init__.py").exists()
+    assert (site / "zz_demo_extra.py").exists()
+    assert not (site / "pytest").exists(), "an installed distribution is not shadowed"
+    names = dict(matrix.CUDA_RUN_NEEDS)
+    try:
+        matrix.CUDA_RUN_NEEDS["pytest-codeblocks"] = "zz_demo_dist"
+        assert matrix.missing_modules(["docs/a.md"]) == ["pytest-codeblocks"]
+        assert matrix.missing_modules(["docs/a.md"], [str(site)]) == []
+    finally:
+        matrix.CUDA_RUN_NEEDS.clear()
+        matrix.CUDA_RUN_NEEDS.update(names)
+    assert "zz_demo_dist" not in sys.modules
