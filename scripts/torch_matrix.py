@@ -704,11 +704,16 @@ def merge_records(base: dict, parts: list[dict]) -> dict:
     migrate`): a part's run replaces the base's run of the same path on the same machine, the
     runs of other machines stay beside it, and the base's are kept only when it was made for the
     same pin. GPU runs (``gpus``) merge by key too, whatever the pin: each ran the torch of its
-    GPU machine, and the pages count a run's checks only where their fingerprints still match."""
+    GPU machine, and the pages count a run's checks only where their fingerprints still match;
+    a part holding only GPU runs leaves the pin, the covered releases and their runs as the other
+    parts, else the base, have them."""
     if not parts:
         raise ValueError("no part to merge")
-    pinned, covered = parts[0]["pinned"], list(parts[0]["covered"])
-    for part in parts:
+    # A part of GPU runs only says nothing of releases: the others' pin, else the base's, stands.
+    cpu_parts = [p for p in parts if not p.get("gpus") or p.get("releases") or p.get("cpu_paths")]
+    ref = cpu_parts[0] if cpu_parts else base if base.get("pinned") else parts[0]
+    pinned, covered = ref["pinned"], list(ref.get("covered", [ref["pinned"]]))
+    for part in cpu_parts:
         if part["pinned"] != pinned or list(part["covered"]) != covered:
             raise ValueError(f"parts disagree: pin {part['pinned']} covering {part['covered']} "
                              f"against pin {pinned} covering {covered}")

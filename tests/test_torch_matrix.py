@@ -786,6 +786,9 @@ def test_a_cuda_part_records_the_gpu_and_merges_beside_the_cpu_runs(tmp_path, mo
     assert merged["gpus"] == {**record["gpus"], **written["gpus"]}
     assert merged["releases"] == record["releases"]
     assert merged["cpu_paths"] == record["cpu_paths"]
+    # A GPU part made under another pin leaves the pin and the CPU runs as they are.
+    other = {**written, "pinned": "1.0.0", "covered": ["1.0.0"]}
+    assert merge_records(record, [other]) == merged
 
 
 def _gpu_run(outcome: str, fingerprint: str) -> dict:
