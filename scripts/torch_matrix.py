@@ -160,9 +160,10 @@ _NO_ONEDNN_SITE = (
 BENCHMARK = ROOT / "snippets" / "benchmarks" / "lookup_vs_onehot.py"
 #: How long the benchmark's CUDA run may take (seconds) before it is stopped and recorded as failed.
 BENCHMARK_TIMEOUT = 420
-#: A page block's CUDA marker (the HTML comment on the line above its fence) and a test's.
-CUDA_MARKS = {".md": re.compile(r"^[ \t]*<!--\s*pytest\.mark\.cuda\s*-->[ \t]*$", re.MULTILINE),
-              ".py": re.compile(r"@pytest\.mark\.cuda\b")}
+#: A page block's CUDA marker (the HTML comment on the line above its fence, as pytest-codeblocks
+#: reads it) and a test's (a decorator, or a module's ``pytestmark``).
+CUDA_MARKS = {".md": re.compile(r"^[ \t]*<!--[-\s]*pytest\.mark\.cuda\b", re.MULTILINE),
+              ".py": re.compile(r"\bpytest\.mark\.cuda\b")}
 #: pytest options of the CUDA run: the project's ``addopts`` replaced (they start pytest-xdist's
 #: workers, which a GPU machine need not have), the ``cuda`` marker's plugin and pytest-codeblocks
 #: loaded, only checks marked ``cuda`` selected, each outcome recorded.

@@ -873,6 +873,10 @@ def test_a_page_knows_its_checks_marked_cuda(tmp_path, monkeypatch):
     assert checks == {"docs/gpu.md::line 3": False, "docs/gpu.md::line 8": True,
                       "tests/test_claims_gpu.py::test_anywhere": False,
                       "tests/test_claims_gpu.py::test_on_the_gpu": True}
+    (root / "tests" / "test_claims_more.py").write_text(
+        "import pytest\n\npytestmark = [pytest.mark.cuda]\n\n\ndef test_a():\n    pass\n")
+    assert hook.cuda_tests_in_sources(root) == {"tests/test_claims_gpu.py::test_on_the_gpu",
+                                                "tests/test_claims_more.py::test_a"}
 
 
 def test_wheels_a_gpu_machine_lacks_are_unpacked_for_the_run_and_others_left(tmp_path):
@@ -903,3 +907,21 @@ def test_wheels_a_gpu_machine_lacks_are_unpacked_for_the_run_and_others_left(tmp
         matrix.CUDA_RUN_NEEDS.clear()
         matrix.CUDA_RUN_NEEDS.update(names)
     assert "zz_demo_dist" not in sys.modules
+
+
+@pytest.mark.audit  # collects every page and test module of the matrix (about 15 s)
+def test_the_cuda_selection_holds_every_check_pytest_marks_cuda(tmp_path):
+    """pytest's own ``-m cuda`` over the whole matrix selection collects checks only from the
+    files :func:`cuda_selection` finds, and from each page it finds: no marked check is left
+    out of the GPU run, whatever way its marker is written."""
+    out = tmp_path / "collected.json"
+    args = [sys.executable, "-m", "pytest", "-o", "addopts=", "-p", "tests.cuda_marker",
+            "--codeblocks", "-p", "no:cacheprovider", "-p", "scripts.torch_matrix_plugin", "-m",
+            "cuda", "--collect-only", "-q", *matrix.selection()]
+    proc = subprocess.run(args, cwd=ROOT, capture_output=True, text=True,
+                          env={**os.environ, "TORCH_MATRIX_OUT": str(out)})
+    assert proc.returncode in (0, 5), proc.stdout[-2000:] + proc.stderr[-2000:]
+    files = {test_id.split("::")[0] for test_id in json.loads(out.read_text())["collected"]}
+    chosen = matrix.cuda_selection()
+    assert files <= set(chosen), sorted(files - set(chosen))
+    assert {f for f in chosen if f.endswith(".md")} <= files, "a page found holds no cuda check"

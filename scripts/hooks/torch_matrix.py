@@ -130,15 +130,19 @@ def proofs_in_sources(root: Path) -> dict[str, list[str]]:
 
 
 def cuda_tests_in_sources(root: Path) -> set[str]:
-    """The tests of ``root/tests/test_claims_*.py`` marked ``@pytest.mark.cuda``
-    (``tests/<file>.py::<function>``), read without importing them. Raises ``SyntaxError`` for a
-    test module that does not parse."""
+    """The tests of ``root/tests/test_claims_*.py`` marked ``cuda`` (``@pytest.mark.cuda``, or
+    every test of a module whose ``pytestmark`` names it), as ``tests/<file>.py::<function>``,
+    read without importing them. Raises ``SyntaxError`` for a test module that does not parse."""
     found = set()
     for module in sorted((root / "tests").glob("test_claims_*.py")):
-        for node in ast.walk(ast.parse(module.read_text(encoding="utf-8"))):
-            for decorator in getattr(node, "decorator_list", []):
-                if ast.unparse(decorator) == "pytest.mark.cuda":
-                    found.add(f"tests/{module.name}::{node.name}")
+        tree = ast.parse(module.read_text(encoding="utf-8"))
+        whole = any(isinstance(node, ast.Assign) and "pytestmark" in map(ast.unparse, node.targets)
+                    and "pytest.mark.cuda" in ast.unparse(node.value) for node in tree.body)
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and (
+                    whole and node.name.startswith("test") or
+                    "pytest.mark.cuda" in map(ast.unparse, node.decorator_list)):
+                found.add(f"tests/{module.name}::{node.name}")
     return found
 
 
@@ -161,7 +165,7 @@ def page_checks(src_uri: str, claims: list[str] = ()) -> list[Check]:
                 checks.append(Check(f"{rel}::line {block.lineno}", f"block at line {block.lineno}",
                                     record.block_fingerprint(block.code, block.expected_output),
                                     block.lineno, block.expected_output is not None,
-                                    "pytest.mark.cuda" in block.marks))
+                                    any(m.strip() == "pytest.mark.cuda" for m in block.marks)))
         # The files it includes, as pymdownx.snippets reads an include line (``--8<-- "path"``).
         includes = (SnippetPreprocessor.RE_ALL_SNIPPETS.match(ln) for ln in text.splitlines())
         included = {m["snippet"][1:-1].partition(":")[0] for m in includes
