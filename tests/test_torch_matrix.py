@@ -29,13 +29,14 @@ import sys
 import pytest
 import yaml
 from packaging.version import Version
-from pytest_codeblocks.main import extract_from_file
+from pytest_codeblocks.main import extract_from_buffer, extract_from_file
 
 import scripts.torch_matrix as matrix
 from scripts.matrix_record import (
     block_fingerprint,
     code_meaning,
     cpu_path_key,
+    cuda_fence_lines,
     file_fingerprint,
     gpu_key,
     machine_id,
@@ -849,6 +850,44 @@ def test_a_page_without_cuda_checks_says_nothing_of_a_gpu(monkeypatch):
     assert "GPU" not in hook.verified_line(state, paths, None, gpus)
     assert hook.details_html(state, paths, [], gpus) == ""
     assert "No GPU run yet" in hook.paths_table()
+
+
+NESTED_CUDA = """# P
+
+<!--pytest.mark.cuda-->
+Prose, not a fence.
+
+```python
+x = 1
+```
+
+??? note "On a GPU"
+
+    <!-- pytest.mark.cuda -->
+
+    ```python
+    import torch
+    ```
+
+<!--pytest.mark.skip(reason="no")-->
+```python
+y = 2
+```
+"""
+
+
+def test_the_blocks_marked_cuda_are_those_pytest_codeblocks_marks():
+    """On every page, and on a made-up one (a marker before prose, which marks the next block
+    all the same; one indented in a note with a blank line before its fence; another mark), the
+    fences :func:`cuda_fence_lines` finds are exactly the blocks pytest-codeblocks gives the
+    ``cuda`` mark."""
+    pages = {p: p.read_text(encoding="utf-8") for p in sorted((ROOT / "docs").rglob("*.md"))}
+    pages["made-up"] = NESTED_CUDA
+    for name, text in pages.items():
+        marked = {b.lineno for b in extract_from_buffer(io.StringIO(text))
+                  if any(m.strip() == "pytest.mark.cuda" for m in b.marks)}
+        assert cuda_fence_lines(text) == marked, name
+    assert cuda_fence_lines(NESTED_CUDA) == {6, 14}
 
 
 def test_a_page_knows_its_checks_marked_cuda(tmp_path, monkeypatch):

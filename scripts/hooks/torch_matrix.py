@@ -160,12 +160,13 @@ def page_checks(src_uri: str, claims: list[str] = ()) -> list[Check]:
     checks: list[Check] = []
     if path.suffix == ".md":
         text = _source(src_uri)
+        cuda = record.cuda_fence_lines(text)
         for block in extract_from_buffer(io.StringIO(text)):
             if block.syntax in ("python", "sh", "bash"):  # as pytest-codeblocks collects
                 checks.append(Check(f"{rel}::line {block.lineno}", f"block at line {block.lineno}",
                                     record.block_fingerprint(block.code, block.expected_output),
                                     block.lineno, block.expected_output is not None,
-                                    any(m.strip() == "pytest.mark.cuda" for m in block.marks)))
+                                    block.lineno in cuda))
         # The files it includes, as pymdownx.snippets reads an include line (``--8<-- "path"``).
         includes = (SnippetPreprocessor.RE_ALL_SNIPPETS.match(ln) for ln in text.splitlines())
         included = {m["snippet"][1:-1].partition(":")[0] for m in includes
