@@ -40,9 +40,9 @@ the run reported, so the runs of two machines stand side by side. Pages say on h
 and machines their checks passed.
 
 The CUDA checks (``--cuda``): the page blocks marked ``<!--pytest.mark.cuda-->`` and the tests
-marked ``@pytest.mark.cuda`` (``tests/cuda_marker.py``), and the benchmark program's CUDA run
-(:data:`BENCHMARK`), run on a GPU machine with the Python that runs this command and the PyTorch
-it has (nothing is installed; a release other than the pin is fine, and recorded). The record
+marked ``@pytest.mark.cuda`` (``tests/cuda_marker.py``), and the benchmark program's CUDA runs
+(:data:`BENCHMARK_RUNS`), run on a GPU machine with the Python that runs this command and the
+PyTorch it has (nothing is installed; a release other than the pin is fine, and recorded). The record
 keeps each such run under ``gpus``, keyed ``<gpu>/<torch>`` (``nvidia-h200/2.11.0+cu130``), with
 the GPU's name, its driver, the CUDA version torch was built with and the torch release. Where
 torch sees no CUDA device the command says so and exits with status 1, writing nothing. Packages
@@ -156,9 +156,13 @@ _NO_ONEDNN_SITE = (
 )
 
 
-#: The benchmark program whose CUDA run (``--device cuda``) the GPU kind runs and records.
+#: The benchmark program whose CUDA runs the GPU kind runs and records.
 BENCHMARK = ROOT / "snippets" / "benchmarks" / "lookup_vs_onehot.py"
-#: How long the benchmark's CUDA run may take (seconds) before it is stopped and recorded as failed.
+#: Its CUDA runs: name -> the options after the program. The sweep of the benchmarks page, and the
+#: model-scale sweep where the program offers it (an option ``--models`` in its source).
+BENCHMARK_RUNS = {"sweep": ["--device", "cuda"], "models": ["--models", "--device", "cuda"]}
+#: How long the benchmark's CUDA runs may take together (seconds): a run still going then is
+#: stopped and recorded as failed, and a run not started yet is not started.
 BENCHMARK_TIMEOUT = 420
 #: A page block's CUDA marker (the HTML comment on the line above its fence, as pytest-codeblocks
 #: reads it) and a test's (a decorator, or a module's ``pytestmark``).
@@ -551,12 +555,23 @@ def missing_modules(files: list[str], extra_path: list[str] = ()) -> list[str]:
         sys.path[:] = saved
 
 
-def run_benchmark(python: Path, output: Path, env: dict[str, str], timeout: float) -> dict:
-    """Run :data:`BENCHMARK` with ``--device cuda`` (its data set written to ``output``) and
-    return what the record keeps of it: the command, ``outcome`` (``passed`` when it exited 0
-    and wrote ``output``, else ``failed``), the error's last line, the seconds and the program's
-    fingerprint."""
-    command = [str(python), str(BENCHMARK), "--device", "cuda", "--output", str(output),
+def benchmark_runs(program: Path = BENCHMARK) -> dict[str, list[str]]:
+    """The :data:`BENCHMARK_RUNS` that ``program`` offers: the model-scale sweep only where its
+    source has the option ``--models``; none when there is no program."""
+    if not program.exists():
+        return {}
+    offers_models = '"--models"' in program.read_text(encoding="utf-8")
+    return {name: options for name, options in BENCHMARK_RUNS.items()
+            if name != "models" or offers_models}
+
+
+def run_benchmark(python: Path, options: list[str], output: Path, env: dict[str, str],
+                  timeout: float) -> dict:
+    """Run :data:`BENCHMARK` with ``options`` (``--device cuda``; its data set written to
+    ``output``) and return what the record keeps of it: the command, ``outcome`` (``passed``
+    when it exited 0 and wrote ``output``, else ``failed``), the error's last line, the seconds
+    and the program's fingerprint."""
+    command = [str(python), str(BENCHMARK), *options, "--output", str(output),
                "--note", "torch matrix, CUDA run"]
     started = time.monotonic()
     try:
@@ -566,7 +581,7 @@ def run_benchmark(python: Path, output: Path, env: dict[str, str], timeout: floa
         message = "" if ok else (tail[-1] if tail else f"exit status {proc.returncode}")
     except subprocess.TimeoutExpired:
         ok, message = False, f"stopped after {timeout:.0f} s"
-    entry = {"command": f"python {BENCHMARK.relative_to(ROOT).as_posix()} --device cuda",
+    entry = {"command": f"python {BENCHMARK.relative_to(ROOT).as_posix()} {' '.join(options)}",
              "outcome": "passed" if ok else "failed",
              "seconds": round(time.monotonic() - started, 1),
              "fingerprint": file_fingerprint(BENCHMARK), "output": output.name}
@@ -577,9 +592,10 @@ def run_cuda(python: Path, gpu: dict, benchmark_output: Path | None = None,
              wheel_site: Path | None = None, log=print, root: Path = ROOT) -> dict:
     """Run the CUDA checks (:func:`cuda_selection`, pytest ``-m cuda``) with ``python`` on the
     GPU ``gpu`` (:func:`gpu_info`), then, unless ``benchmark_output`` is ``None``, the benchmark's
-    CUDA run (:func:`run_benchmark`), and return the record's entry: the torch that ran, the GPU
-    (name, driver, CUDA, capability, memory), the date, the machine, the files selected, every
-    check's outcome and the benchmark's. ``wheel_site``: a folder of unpacked wheels put first on
+    CUDA runs (:func:`benchmark_runs`, :func:`run_benchmark`; the data set of a run named ``X``
+    written beside ``benchmark_output``, ``<its stem>-X.json``), and return the record's entry:
+    the torch that ran, the GPU (name, driver, CUDA, capability, memory), the date, the machine,
+    the files selected, every check's outcome and each benchmark run's. ``wheel_site``: a folder of unpacked wheels put first on
     ``PYTHONPATH``; ``root``: the project whose checks run (the repository). Raises
     ``RuntimeError`` when pytest stops without results."""
     label = f"[{gpu_key(gpu, gpu['torch'])}]"
@@ -607,11 +623,19 @@ def run_cuda(python: Path, gpu: dict, benchmark_output: Path | None = None,
         "summary": summary,
         "tests": dict(sorted(outcomes.items())),
     }
-    if benchmark_output is not None and BENCHMARK.exists():
-        log(f"{label} {BENCHMARK.relative_to(ROOT)} --device cuda ...")
-        entry["benchmark"] = run_benchmark(python, benchmark_output, env, BENCHMARK_TIMEOUT)
-        log(f"{label} benchmark {entry['benchmark']['outcome']} in "
-            f"{entry['benchmark']['seconds']:.0f} s {entry['benchmark'].get('message', '')}")
+    runs = benchmark_runs() if benchmark_output is not None else {}
+    deadline = time.monotonic() + BENCHMARK_TIMEOUT
+    for name, options in runs.items():
+        left = deadline - time.monotonic()
+        if left < 10:
+            log(f"{label} benchmark {name}: no time left ({BENCHMARK_TIMEOUT} s in all)")
+            break
+        log(f"{label} {BENCHMARK.relative_to(ROOT)} {' '.join(options)} ...")
+        output = benchmark_output.with_name(f"{benchmark_output.stem}-{name}.json")
+        result = run_benchmark(python, options, output, env, left)
+        entry.setdefault("benchmark", {})[name] = result
+        log(f"{label} benchmark {name} {result['outcome']} in {result['seconds']:.0f} s "
+            f"{result.get('message', '')}")
     return entry
 
 
@@ -638,8 +662,8 @@ def cuda_main(args, pinned: str, covered: list[str]) -> int:
             return 1
         target = args.part or args.record
         bench = None if args.no_benchmark else (
-            target.with_name(f"{target.stem}-benchmark-cuda.json") if args.part
-            else CACHE / "benchmark-cuda.json")
+            target.with_name(f"{target.stem}-benchmark.json") if args.part
+            else CACHE / "benchmark.json")
         if bench is not None:
             bench.parent.mkdir(parents=True, exist_ok=True)
         try:
@@ -651,8 +675,7 @@ def cuda_main(args, pinned: str, covered: list[str]) -> int:
     part = part_record(pinned, covered, {}, {}, {key: entry})
     if args.part:
         write_record(part, args.part)
-        print(f"wrote the part {args.part}: {key}"
-              + (f"; the benchmark's data set: {bench}" if bench and bench.exists() else ""))
+        print(f"wrote the part {args.part}: {key}")
     else:
         write_record(merge_records(load_record(args.record), [part]), args.record)
         print(f"wrote {args.record}: {key}")
@@ -766,7 +789,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="with --cuda: wheels of packages this Python lacks, unpacked for "
                              "the run (see --download-wheels)")
     parser.add_argument("--no-benchmark", action="store_true",
-                        help="with --cuda: leave out the benchmark's CUDA run")
+                        help="with --cuda: leave out the benchmark's CUDA runs")
     parser.add_argument("--download-wheels", nargs="+", metavar=("DIR", "NAME"),
                         help="download into DIR the wheels that a GPU machine with Python 3.12 "
                              "needs for --cuda (only those of the NAMEs given, else all of them "

@@ -763,7 +763,7 @@ def test_a_cuda_part_records_the_gpu_and_merges_beside_the_cpu_runs(tmp_path, mo
     monkeypatch.setattr(matrix, "missing_modules", lambda files, extra=(): [])
     monkeypatch.setattr(matrix, "_run_pytest", lambda *a, **k: (outcomes, 1.0))
 
-    def benchmark(python, output, env, timeout):
+    def benchmark(python, options, output, env, timeout):
         output.write_text("{}")
         return {"outcome": "passed", "seconds": 1.0, "output": output.name}
 
@@ -778,8 +778,9 @@ def test_a_cuda_part_records_the_gpu_and_merges_beside_the_cpu_runs(tmp_path, mo
     assert run["gpu"]["name"] == "NVIDIA H200" and run["gpu"]["driver"] == "580.95.05"
     assert run["gpu"]["cuda"] == "13.0" and run["torch"] == "2.11.0+cu130"
     assert run["tests"] == outcomes and run["summary"]["passed"] == 1
-    assert run["benchmark"]["output"] == "gpu-benchmark-cuda.json"
-    assert (tmp_path / "gpu-benchmark-cuda.json").exists()
+    assert run["benchmark"]["sweep"]["output"] == "gpu-benchmark-sweep.json"
+    assert (tmp_path / "gpu-benchmark-sweep.json").exists()
+    assert set(run["benchmark"]) == set(matrix.benchmark_runs())
     assert not written["releases"] and not written["cpu_paths"]
     assert json.loads(base.read_text()) == record, "a part leaves the record as it is"
     assert matrix.main(["--merge", str(part), "--record", str(base)]) == 0
@@ -964,3 +965,13 @@ def test_the_cuda_selection_holds_every_check_pytest_marks_cuda(tmp_path):
     chosen = matrix.cuda_selection()
     assert files <= set(chosen), sorted(files - set(chosen))
     assert {f for f in chosen if f.endswith(".md")} <= files, "a page found holds no cuda check"
+
+
+def test_the_model_scale_sweep_runs_where_the_benchmark_offers_it(tmp_path):
+    program = tmp_path / "bench.py"
+    program.write_text('import argparse\np = argparse.ArgumentParser()\n'
+                       'p.add_argument("--device")\n')
+    assert matrix.benchmark_runs(program) == {"sweep": ["--device", "cuda"]}
+    program.write_text(program.read_text() + 'p.add_argument("--models", action="store_true")\n')
+    assert matrix.benchmark_runs(program) == matrix.BENCHMARK_RUNS
+    assert matrix.benchmark_runs(tmp_path / "none.py") == {}

@@ -469,14 +469,13 @@ def paths_table() -> str:
 def gpus_table() -> str:
     """The GPU runs' table (HTML): one row per run of the checks marked ``cuda``, with the GPU's
     name, driver, CUDA version and compute capability, the torch release that ran, the date and
-    the outcome counts (and the benchmark's CUDA run); a sentence when there is none."""
+    the outcome counts (and the benchmark's CUDA runs); a sentence when there is none."""
     rows = []
     for key in sorted(_record.get("gpus", {})):
         run = _record["gpus"][key]
         gpu, summary = run.get("gpu", {}), run.get("summary", {})
-        bench = run.get("benchmark")
-        bench = (f"; benchmark <code>--device cuda</code> {html.escape(bench['outcome'])}"
-                 if bench else "")
+        bench = "".join(f"; benchmark {html.escape(name)} {html.escape(b.get('outcome', '?'))}"
+                        for name, b in sorted(run.get("benchmark", {}).items()))
         rows.append(
             f"<tr><td><code>{html.escape(key)}</code></td>"
             f"<td>{html.escape(gpu.get('name', '?'))} (compute capability "
