@@ -42,8 +42,8 @@ and machines their checks passed.
 The CUDA checks (``--cuda``): the page blocks marked ``<!--pytest.mark.cuda-->`` and the tests
 marked ``@pytest.mark.cuda`` (``tests/cuda_marker.py``), and the benchmark program's CUDA runs
 (:data:`BENCHMARK_RUNS`), run on a GPU machine with the Python that runs this command and the
-PyTorch it has (nothing is installed; a release other than the pin is fine, and recorded). The record
-keeps each such run under ``gpus``, keyed ``<gpu>/<torch>`` (``nvidia-h200/2.11.0+cu130``), with
+PyTorch it has (nothing is installed; a release other than the pin is fine, and recorded). The
+record keeps each such run under ``gpus``, keyed ``<gpu>/<torch>`` (``nvidia-h200/2.11.0+cu130``), with
 the GPU's name, its driver, the CUDA version torch was built with and the torch release. Where
 torch sees no CUDA device the command says so and exits with status 1, writing nothing. Packages
 the selected checks import that the GPU machine lacks (:data:`CUDA_RUN_NEEDS`) come as wheels in
@@ -595,9 +595,9 @@ def run_cuda(python: Path, gpu: dict, benchmark_output: Path | None = None,
     CUDA runs (:func:`benchmark_runs`, :func:`run_benchmark`; the data set of a run named ``X``
     written beside ``benchmark_output``, ``<its stem>-X.json``), and return the record's entry:
     the torch that ran, the GPU (name, driver, CUDA, capability, memory), the date, the machine,
-    the files selected, every check's outcome and each benchmark run's. ``wheel_site``: a folder of unpacked wheels put first on
-    ``PYTHONPATH``; ``root``: the project whose checks run (the repository). Raises
-    ``RuntimeError`` when pytest stops without results."""
+    the files selected, every check's outcome and each benchmark run's. ``wheel_site``: a folder
+    of unpacked wheels put first on ``PYTHONPATH``; ``root``: the project whose checks run (the
+    repository). Raises ``RuntimeError`` when pytest stops without results."""
     label = f"[{gpu_key(gpu, gpu['torch'])}]"
     files = cuda_selection(root)
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONDONTWRITEBYTECODE": "1",
