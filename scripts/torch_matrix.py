@@ -43,12 +43,12 @@ The CUDA checks (``--cuda``): the page blocks marked ``<!--pytest.mark.cuda-->``
 marked ``@pytest.mark.cuda`` (``tests/cuda_marker.py``), and the benchmark program's CUDA runs
 (:data:`BENCHMARK_RUNS`), run on a GPU machine with the Python that runs this command and the
 PyTorch it has (nothing is installed; a release other than the pin is fine, and recorded). The
-record keeps each such run under ``gpus``, keyed ``<gpu>/<torch>`` (``nvidia-h200/2.11.0+cu130``), with
-the GPU's name, its driver, the CUDA version torch was built with and the torch release. Where
-torch sees no CUDA device the command says so and exits with status 1, writing nothing. Packages
-the selected checks import that the GPU machine lacks (:data:`CUDA_RUN_NEEDS`) come as wheels in
-a folder (``--wheelhouse``, filled here by ``--download-wheels``) and are unpacked for the run,
-not installed.
+record keeps each such run under ``gpus``, keyed ``<gpu>/<torch>``
+(``nvidia-h200/2.11.0+cu130``), with the GPU's name, its driver, the CUDA version torch was built
+with and the torch release. Where torch sees no CUDA device the command says so and exits with
+status 1, writing nothing. Packages the selected checks import that the GPU machine lacks
+(:data:`CUDA_RUN_NEEDS`) come as wheels in a folder (``--wheelhouse``, filled here by
+``--download-wheels``) and are unpacked for the run, not installed.
 
 The GitHub workflow ``.github/workflows/torch-matrix.yml`` runs the same code on CI's runners:
 one job per covered release (``--release X --part FILE``), then one job that merges the parts
@@ -56,7 +56,9 @@ into the record (``--merge``) and commits it. A local run merges the same way
 (:func:`merge_records`), so the record has one producer.
 
 Exit status: 0 when the record (or the part) was written (failing tests on an older release are
-data, not an error), 1 when a release could not be installed or pytest crashed, 2 on bad arguments.
+data, not an error; with ``--strict``, 1 when one failed), 1 when a release could not be
+installed, pytest crashed, or (``--cuda``) there is no GPU or a package is missing, 2 on bad
+arguments.
 """
 
 from __future__ import annotations
