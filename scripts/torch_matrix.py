@@ -591,7 +591,8 @@ def run_benchmark(python: Path, options: list[str], output: Path, env: dict[str,
 
 
 def run_cuda(python: Path, gpu: dict, benchmark_output: Path | None = None,
-             wheel_site: Path | None = None, log=print, root: Path = ROOT) -> dict:
+             wheel_site: Path | None = None, log=print, root: Path = ROOT,
+             benchmark_seconds: float = BENCHMARK_TIMEOUT) -> dict:
     """Run the CUDA checks (:func:`cuda_selection`, pytest ``-m cuda``) with ``python`` on the
     GPU ``gpu`` (:func:`gpu_info`), then, unless ``benchmark_output`` is ``None``, the benchmark's
     CUDA runs (:func:`benchmark_runs`, :func:`run_benchmark`; the data set of a run named ``X``
@@ -599,7 +600,8 @@ def run_cuda(python: Path, gpu: dict, benchmark_output: Path | None = None,
     the torch that ran, the GPU (name, driver, CUDA, capability, memory), the date, the machine,
     the files selected, every check's outcome and each benchmark run's. ``wheel_site``: a folder
     of unpacked wheels put first on ``PYTHONPATH``; ``root``: the project whose checks run (the
-    repository). Raises ``RuntimeError`` when pytest stops without results."""
+    repository); ``benchmark_seconds``: the benchmark runs' time together. Raises
+    ``RuntimeError`` when pytest stops without results."""
     label = f"[{gpu_key(gpu, gpu['torch'])}]"
     files = cuda_selection(root)
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONDONTWRITEBYTECODE": "1",
@@ -626,11 +628,11 @@ def run_cuda(python: Path, gpu: dict, benchmark_output: Path | None = None,
         "tests": dict(sorted(outcomes.items())),
     }
     runs = benchmark_runs() if benchmark_output is not None else {}
-    deadline = time.monotonic() + BENCHMARK_TIMEOUT
+    deadline = time.monotonic() + benchmark_seconds
     for name, options in runs.items():
         left = deadline - time.monotonic()
         if left < 10:
-            log(f"{label} benchmark {name}: no time left ({BENCHMARK_TIMEOUT} s in all)")
+            log(f"{label} benchmark {name}: no time left ({benchmark_seconds:.0f} s in all)")
             break
         log(f"{label} {BENCHMARK.relative_to(ROOT)} {' '.join(options)} ...")
         output = benchmark_output.with_name(f"{benchmark_output.stem}-{name}.json")
@@ -669,7 +671,7 @@ def cuda_main(args, pinned: str, covered: list[str]) -> int:
         if bench is not None:
             bench.parent.mkdir(parents=True, exist_ok=True)
         try:
-            entry = run_cuda(python, gpu, bench, site)
+            entry = run_cuda(python, gpu, bench, site, benchmark_seconds=args.benchmark_seconds)
         except RuntimeError as error:
             print(f"[cuda] FAILED: {error}", file=sys.stderr)
             return 1
@@ -785,11 +787,14 @@ def main(argv: list[str] | None = None) -> int:
                         help="run the pinned release under these CPU kernel paths (none named: "
                              "every path this machine can reach) instead of the releases")
     parser.add_argument("--cuda", action="store_true",
-                        help="run the checks marked cuda (and the benchmark's CUDA run) with this "
+                        help="run the checks marked cuda (and the benchmark's CUDA runs) with this "
                              "Python's torch on this machine's GPU, instead of the releases")
     parser.add_argument("--wheelhouse", type=Path, metavar="DIR",
                         help="with --cuda: wheels of packages this Python lacks, unpacked for "
                              "the run (see --download-wheels)")
+    parser.add_argument("--benchmark-seconds", type=float, default=BENCHMARK_TIMEOUT,
+                        metavar="S", help=f"with --cuda: the benchmark's runs' time together "
+                                          f"(default {BENCHMARK_TIMEOUT})")
     parser.add_argument("--no-benchmark", action="store_true",
                         help="with --cuda: leave out the benchmark's CUDA runs")
     parser.add_argument("--download-wheels", nargs="+", metavar=("DIR", "NAME"),
