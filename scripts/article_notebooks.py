@@ -4,6 +4,10 @@ files and writes none. What becomes what:
 
 * an executed block (```` ```python ````) becomes a code cell, the prose Markdown cells; a block
   skipped with ``<!--pytest.mark.skip(reason="…")-->`` is shown with its reason, not run;
+* a block marked ``<!--pytest.mark.cuda-->`` (it needs a CUDA GPU) becomes a code cell as written,
+  tagged ``skip-execution`` (:data:`SKIP_TAG`), after a Markdown cell saying so
+  (:data:`CUDA_NOTE`): a reader on a GPU runs it; nbclient and nbmake, which honour the tag, leave
+  it out, so the notebook runs to its end in a kernel on a CPU;
 * an included snippet region (``--8<-- "snippets/<page>/<what>.py:region"``) is shown, not run;
   after the last include of a file, one code cell holds the whole file with ``__file__`` set to its
   path in the repository (so ``snippets/data/…`` resolves in the notebook's folder): running it
@@ -30,6 +34,11 @@ from pymdownx.snippets import SnippetMissingError, SnippetPreprocessor
 ROOT = Path(__file__).resolve().parents[1]
 #: The folder whose files a notebook may read, relative to the repository root.
 DATA_DIR = "snippets/data"
+#: The cell tag that nbclient (and so nbmake) skips: ``NotebookClient.skip_cells_with_tag``.
+SKIP_TAG = "skip-execution"
+#: The Markdown cell before a cell that needs a CUDA GPU.
+CUDA_NOTE = ("*Needs a CUDA GPU: run this cell where `torch.cuda.is_available()` is `True`, and "
+             f"skip it on a CPU. Its tag `{SKIP_TAG}` makes nbclient and nbmake leave it out.*")
 #: A content tab or an admonition, or a footnote (``note``), and its body: the indented lines below.
 CONTAINER = re.compile(r'^(?:(?P<mark>===|!!!|\?\?\?\+?) *(?P<kind>[\w-]*) *(?:"(?P<title>.*)")?'
                        r"|(?P<note>\[\^.*))\n(?P<body>(?:(?:    .*)?\n)*)", re.M)
@@ -127,6 +136,8 @@ def _fence(mark: str, info: str, body: str, ran: set[str], root: Path) -> str:
     if lang == "math":  # Jupyter's MathJax breaks lines only inside an environment
         return "$$\n" + (f"\\begin{{gathered}}\n{body}\n\\end{{gathered}}" if "\\\\" in body
                          else body) + "\n$$"
+    if lang == "python" and "pytest.mark.cuda" in mark:
+        return f'{CUDA_NOTE}\n\n```python tags=["{SKIP_TAG}"]\n{body}\n```'
     paths = included(body, root)
     if lang != "python" or not (skip or paths and len(paths) == len(body.splitlines())):
         return f"```{info}\n{body}\n```"
@@ -170,8 +181,9 @@ def article_notebook(page: str, site_url: str, root: Path = ROOT) -> ArticleNote
     for cell in notebook.cells:
         cell.source = cell.source.strip("\n")
     notebook.cells = [cell for cell in notebook.cells if cell.source]
-    for n, cell in enumerate(notebook.cells):
-        cell.id, cell.metadata = f"cell-{n}", {}  # fixed: the same page gives the same bytes
+    for n, cell in enumerate(notebook.cells):  # fixed: the same page gives the same bytes
+        tags = [SKIP_TAG] if SKIP_TAG in cell.metadata.get("tags", []) else []
+        cell.id, cell.metadata = f"cell-{n}", {"tags": tags} if tags else {}
     code = "\n".join(cell.source for cell in notebook.cells if cell.cell_type == "code")
     shipped = _shipped(code, root)
     code += "\n".join(content.decode("utf-8") for content in shipped.values())

@@ -14,6 +14,7 @@ import ast
 import functools
 import hashlib
 import json
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -110,3 +111,73 @@ def load_record(path: Path = RECORD) -> dict:
     if not path.exists():
         return {"pinned": None, "releases": {}}
     return json.loads(path.read_text(encoding="utf-8"))
+
+
+#: The HTML comment that marks a page's block for CUDA, as pytest-codeblocks reads a mark.
+CUDA_COMMENT = re.compile(r"^[ \t]*<!--[-\s]*pytest\.mark\.cuda\b.*-->[ \t]*$")
+
+
+def cuda_fence_lines(text: str) -> set[int]:
+    """The lines (1-based) of ``text`` (a page's Markdown) that open a fence marked for CUDA, as
+    pytest-codeblocks marks blocks: a ``<!--pytest.mark.cuda-->`` comment marks the next fenced
+    block, whatever lies between (a block takes the marks seen since the block before it).
+    Found from the text alone, so any reader of a page's blocks can tell its CUDA blocks by
+    their opening line."""
+    found, marked, inside = set(), False, False
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.lstrip().startswith("```"):
+            if not inside and marked:
+                found.add(number)
+            marked = marked and inside
+            inside = not inside
+        elif not inside and CUDA_COMMENT.match(line):
+            marked = True
+    return found
+
+
+def machine_id(machine: dict) -> str:
+    """A CPU machine's short name in the record: its CPU model in lower case, without the count
+    of logical CPUs, ``(R)`` and ``(TM)``, then 6 hex digits of SHA-256 over its sorted kernel
+    flags, e.g. ``amd-epyc-5d1c0e``. ``machine`` is a run's ``machine`` entry (``cpu``:
+    ``"AMD EPYC, 2 logical CPUs"``, ``flags``: a list, absent in runs recorded before flags
+    were)."""
+    model = re.sub(r",\s*\d+ logical CPUs?$", "", machine.get("cpu", "unknown cpu"))
+    slug = re.sub(r"[^a-z0-9]+", "-", re.sub(r"\((?:r|tm)\)", "", model.lower())).strip("-")
+    flags = ",".join(sorted(machine.get("flags", [])))
+    return f"{slug or 'cpu'}-{hashlib.sha256(flags.encode()).hexdigest()[:6]}"
+
+
+def cpu_path_key(arch: str, machine: dict, path: str) -> str:
+    """The record's key of a run of the CPU path ``path`` (``"avx2"``) on the machine
+    ``machine`` (see :func:`machine_id`) of architecture ``arch`` (``platform.machine()``):
+    ``x86_64/amd-epyc-5d1c0e/avx2``. Runs of two machines have two keys, side by side."""
+    return f"{arch.lower()}/{machine_id(machine)}/{path}"
+
+
+def machine_of(key: str) -> str:
+    """The machine part of a CPU path run's key: ``x86_64/amd-epyc-5d1c0e`` of
+    ``x86_64/amd-epyc-5d1c0e/avx2`` (a key of the older form ``x86_64/avx2``: ``x86_64``)."""
+    return key.rsplit("/", 1)[0]
+
+
+def migrate(record: dict) -> dict:
+    """``record`` (or a part) with its CPU path runs keyed by machine (:func:`cpu_path_key`):
+    a run keyed ``<arch>/<path>``, the form before machines were told apart, gets its machine
+    from its own ``machine`` entry. Other keys and entries are left as they are; a new dict is
+    returned (``record`` is not changed)."""
+    paths = {}
+    for key, run in record.get("cpu_paths", {}).items():
+        if key.count("/") == 1:
+            arch, path = key.split("/")
+            key = cpu_path_key(arch, run.get("machine", {}), run.get("path", path))
+        paths[key] = run
+    return {**record, "cpu_paths": dict(sorted(paths.items()))} if "cpu_paths" in record else {
+        **record}
+
+
+def gpu_key(gpu: dict, torch_version: str) -> str:
+    """The record's key of a run of the CUDA checks on the GPU ``gpu`` (its ``name``, e.g.
+    ``"NVIDIA H200"``) with ``torch_version`` (``"2.11.0+cu130"``): ``nvidia-h200/2.11.0+cu130``.
+    """
+    slug = re.sub(r"[^a-z0-9]+", "-", gpu.get("name", "gpu").lower()).strip("-")
+    return f"{slug or 'gpu'}/{torch_version}"

@@ -10,6 +10,7 @@ Usage, from the repository root (the project's virtual environment active)::
     python -m scripts.torch_matrix --merge a.json b.json           # parts into the record
     python -m scripts.torch_matrix --cpu-paths                     # the pin on each CPU path
     python -m scripts.torch_matrix --cpu-paths avx2 --part p.json  # one path, as a part
+    python -m scripts.torch_matrix --cuda --part gpu.json          # the CUDA checks, on a GPU
 
 Covered releases: the one pinned in ``requirements.txt`` and the latest patch of each of the two
 minor releases before it, found on the package registry (``pip index versions torch``). For each,
@@ -32,9 +33,22 @@ CPU kernel paths (``--cpu-paths``): PyTorch, MKL and oneDNN pick their kernels b
 has, and settings force that choice down, as PyTorch's own CI does (``ATEN_CPU_CAPABILITY`` in
 ``.ci/pytorch/test.sh``). :data:`CPU_PATHS` names each setting; the pinned release runs the same
 selection under every path this machine can reach (:func:`reachable_paths`), and the record keeps
-each run under ``cpu_paths``, keyed ``<machine>/<path>`` (``x86_64/avx2``), with the CPU's model,
-its flags that decide kernels, and the ATen capability that the run reported. Pages say on which
-paths their checks passed.
+each run under ``cpu_paths``, keyed ``<arch>/<machine>/<path>`` (``x86_64/amd-epyc-c8b60e/avx2``:
+the machine is its CPU model and a digest of its kernel flags, :func:`scripts.matrix_record.
+machine_id`), with the CPU's model, its flags that decide kernels, and the ATen capability that
+the run reported, so the runs of two machines stand side by side. Pages say on how many paths
+and machines their checks passed.
+
+The CUDA checks (``--cuda``): the page blocks marked ``<!--pytest.mark.cuda-->`` and the tests
+marked ``@pytest.mark.cuda`` (``tests/cuda_marker.py``), and the benchmark program's CUDA runs
+(:data:`BENCHMARK_RUNS`), run on a GPU machine with the Python that runs this command and the
+PyTorch it has (nothing is installed; a release other than the pin is fine, and recorded). The
+record keeps each such run under ``gpus``, keyed ``<gpu>/<torch>``
+(``nvidia-h200/2.11.0+cu130``), with the GPU's name, its driver, the CUDA version torch was built
+with and the torch release. Where torch sees no CUDA device the command says so and exits with
+status 1, writing nothing. Packages the selected checks import that the GPU machine lacks
+(:data:`CUDA_RUN_NEEDS`) come as wheels in a folder (``--wheelhouse``, filled here by
+``--download-wheels``) and are unpacked for the run, not installed.
 
 The GitHub workflow ``.github/workflows/torch-matrix.yml`` runs the same code on CI's runners:
 one job per covered release (``--release X --part FILE``), then one job that merges the parts
@@ -42,7 +56,9 @@ into the record (``--merge``) and commits it. A local run merges the same way
 (:func:`merge_records`), so the record has one producer.
 
 Exit status: 0 when the record (or the part) was written (failing tests on an older release are
-data, not an error), 1 when a release could not be installed or pytest crashed, 2 on bad arguments.
+data, not an error; with ``--strict``, 1 when one failed), 1 when a release could not be
+installed, pytest crashed, or (``--cuda``) there is no GPU or a package is missing, 2 on bad
+arguments.
 """
 
 from __future__ import annotations
@@ -59,11 +75,20 @@ import subprocess
 import sys
 import tempfile
 import time
+import zipfile
 from pathlib import Path
 
 from packaging.version import Version
 
-from scripts.matrix_record import RECORD, load_record, recorded  # noqa: F401 (re-exported)
+from scripts.matrix_record import (  # noqa: F401 (re-exported)
+    RECORD,
+    cpu_path_key,
+    file_fingerprint,
+    gpu_key,
+    load_record,
+    migrate,
+    recorded,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 REQUIREMENTS = ROOT / "requirements.txt"
@@ -133,6 +158,45 @@ _NO_ONEDNN_SITE = (
 )
 
 
+#: The benchmark program whose CUDA runs the GPU kind runs and records.
+BENCHMARK = ROOT / "snippets" / "benchmarks" / "lookup_vs_onehot.py"
+#: Its CUDA runs: name -> the options after the program. The sweep of the benchmarks page, and the
+#: model-scale sweep where the program offers it (an option ``--models`` in its source).
+BENCHMARK_RUNS = {"sweep": ["--device", "cuda"], "models": ["--models", "--device", "cuda"]}
+#: How long the benchmark's CUDA runs may take together (seconds): a run still going then is
+#: stopped and recorded as failed, and a run not started yet is not started.
+BENCHMARK_TIMEOUT = 420
+#: A page block's CUDA marker (the HTML comment on the line above its fence, as pytest-codeblocks
+#: reads it) and a test's (a decorator, or a module's ``pytestmark``).
+CUDA_MARKS = {".md": re.compile(r"^[ \t]*<!--[-\s]*pytest\.mark\.cuda\b", re.MULTILINE),
+              ".py": re.compile(r"\bpytest\.mark\.cuda\b")}
+#: pytest options of the CUDA run: the project's ``addopts`` replaced (they start pytest-xdist's
+#: workers, which a GPU machine need not have), the ``cuda`` marker's plugin and pytest-codeblocks
+#: loaded, only checks marked ``cuda`` selected, each outcome recorded.
+CUDA_PYTEST_OPTIONS = ["-o", "addopts=", "-p", "tests.cuda_marker", "--codeblocks",
+                       "--strict-markers", "-p", "no:cacheprovider", "-p",
+                       "scripts.torch_matrix_plugin", "-m", "cuda", "-q", "-rs"]
+#: What the CUDA run imports beyond torch, pytest and Hypothesis: distribution -> the module it
+#: provides. pytest-codeblocks collects the pages' blocks; ``tests/conftest.py`` (loaded when a
+#: test file is selected) imports matplotlib, filelock, Markdown and PyYAML; pytest-timeout
+#: applies the project's 120 s limit per check; the benchmark imports NumPy and SciPy.
+CUDA_RUN_NEEDS = {"pytest-codeblocks": "pytest_codeblocks", "pytest-timeout": "pytest_timeout",
+                  "filelock": "filelock", "matplotlib": "matplotlib", "Markdown": "markdown",
+                  "PyYAML": "yaml", "numpy": "numpy", "scipy": "scipy"}
+#: What the GPU kind asks torch, in the Python that runs the checks (one JSON line).
+_GPU_PROBE = (
+    "import json, platform, torch\n"
+    "info = {'torch': torch.__version__, 'python': platform.python_version(),\n"
+    "        'available': torch.cuda.is_available()}\n"
+    "if info['available']:\n"
+    "    p = torch.cuda.get_device_properties(0)\n"
+    "    info.update(name=torch.cuda.get_device_name(0), cuda=torch.version.cuda,\n"
+    "                count=torch.cuda.device_count(), capability=f'{p.major}.{p.minor}',\n"
+    "                memory_gib=round(p.total_memory / 2**30, 1))\n"
+    "print(json.dumps(info))\n"
+)
+
+
 def cpu_flags() -> set[str]:
     """This machine's CPU flags (``/proc/cpuinfo``'s ``flags`` on x86 Linux, ``Features`` on
     Arm Linux); empty where there is no such file."""
@@ -159,9 +223,10 @@ def reachable_paths(flags: set[str], arch: str) -> list[str]:
     return out
 
 
-def path_key(name: str, arch: str | None = None) -> str:
-    """The record's key of a run of the CPU path ``name`` on this machine: ``x86_64/avx2``."""
-    return f"{(arch or platform.machine()).lower()}/{name}"
+def path_key(name: str, arch: str | None = None, machine_: dict | None = None) -> str:
+    """The record's key of a run of the CPU path ``name`` on this machine (or on ``machine_``,
+    a run's ``machine`` entry, of architecture ``arch``): ``x86_64/amd-epyc-c8b60e/avx2``."""
+    return cpu_path_key(arch or platform.machine(), machine_ or machine(), name)
 
 
 def selection(root: Path = ROOT) -> list[str]:
@@ -304,6 +369,38 @@ def run_cpu_path(name: str, python: Path, release: str, log=print) -> dict:
     return {**entry, "path": name, "runs": what, "settings": dict(env)}
 
 
+def _run_pytest(label: str, python: Path, args: list[str], env: dict[str, str],
+                log=print, root: Path = ROOT) -> tuple[dict[str, dict], float]:
+    """Run pytest with ``python`` and ``args`` in ``root`` (the repository's), the matrix's plugin
+    writing each test's outcome (:mod:`scripts.torch_matrix_plugin`), and return the outcomes
+    (``{test id: {"outcome": ..., ...}}``) and the seconds it took. Raises ``RuntimeError`` when
+    pytest stops without results (exit status other than 0 or 1: interrupted, internal error,
+    usage error, an import error while collecting, nothing collected)."""
+    with tempfile.TemporaryDirectory(prefix="torch-matrix-") as tmp:
+        out = Path(tmp) / "outcomes.json"
+        started = time.monotonic()
+        proc = subprocess.run([str(python), "-m", "pytest", *args], cwd=root,
+                              env={**env, "TORCH_MATRIX_OUT": str(out)},
+                              capture_output=True, text=True)
+        seconds = time.monotonic() - started
+        if proc.returncode not in (0, 1) or not out.exists():
+            raise RuntimeError(f"{label} pytest exited with {proc.returncode}:\n"
+                               f"{(proc.stdout + proc.stderr)[-3000:]}")
+        return json.loads(out.read_text())["outcomes"], seconds
+
+
+def _summary(label: str, outcomes: dict[str, dict], seconds: float, log=print) -> dict[str, int]:
+    """Count ``outcomes`` by kind, print the counts and each failure under ``label``."""
+    summary = {k: sum(t["outcome"] == k for t in outcomes.values())
+               for k in ("passed", "failed", "skipped")}
+    log(f"{label} {summary['passed']} passed, {summary['failed']} failed, "
+        f"{summary['skipped']} skipped in {seconds:.0f} s")
+    for test_id, entry in sorted(outcomes.items()):
+        if entry["outcome"] == "failed":
+            log(f"    FAILED {test_id}: {entry.get('message', '')}")
+    return summary
+
+
 def run_selection(label: str, release: str, python: Path, settings: dict[str, str],
                   log=print) -> dict:
     """Run :func:`selection` with ``python`` (an environment holding ``release``), the
@@ -312,12 +409,10 @@ def run_selection(label: str, release: str, python: Path, settings: dict[str, st
     and every test's outcome. Raises ``RuntimeError`` when pytest stops without results (exit
     status other than 0 or 1: interrupted, internal error, usage error, nothing collected)."""
     with tempfile.TemporaryDirectory(prefix="torch-matrix-") as tmp:
-        out = Path(tmp) / "outcomes.json"
         site = Path(tmp) / "site"
         site.mkdir()
         (site / "sitecustomize.py").write_text(_NO_ONEDNN_SITE, encoding="utf-8")
-        env = {**os.environ, "TORCH_MATRIX_OUT": str(out),
-               "PYTHONPATH": os.pathsep.join([str(site), str(ROOT)]),
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(ROOT)]),
                "HF_HUB_OFFLINE": "1", "PYTHONDONTWRITEBYTECODE": "1", **settings}
         env.pop("VIRTUAL_ENV", None)
         version = subprocess.run(
@@ -328,23 +423,9 @@ def run_selection(label: str, release: str, python: Path, settings: dict[str, st
         ).stdout.split()
         log(f"{label} pytest on torch {version[0]} (ATen capability {version[2]}, "
             f"{version[3]} threads, oneDNN {'on' if version[4] == 'True' else 'off'}) ...")
-        started = time.monotonic()
-        proc = subprocess.run(
-            [str(python), "-m", "pytest", *PYTEST_OPTIONS, *selection()],
-            cwd=ROOT, env=env, capture_output=True, text=True,
-        )
-        seconds = time.monotonic() - started
-        if proc.returncode not in (0, 1) or not out.exists():
-            raise RuntimeError(f"{label} pytest exited with {proc.returncode}:\n"
-                               f"{(proc.stdout + proc.stderr)[-3000:]}")
-        outcomes = json.loads(out.read_text())["outcomes"]
-    summary = {k: sum(t["outcome"] == k for t in outcomes.values())
-               for k in ("passed", "failed", "skipped")}
-    log(f"{label} {summary['passed']} passed, {summary['failed']} failed, "
-        f"{summary['skipped']} skipped in {seconds:.0f} s")
-    for test_id, entry in sorted(outcomes.items()):
-        if entry["outcome"] == "failed":
-            log(f"    FAILED {test_id}: {entry.get('message', '')}")
+        outcomes, seconds = _run_pytest(label, python, [*PYTEST_OPTIONS, *selection()], env,
+                                        log=log)
+    summary = _summary(label, outcomes, seconds, log=log)
     return {
         "release": release,
         "torch": version[0],
@@ -356,6 +437,253 @@ def run_selection(label: str, release: str, python: Path, settings: dict[str, st
         "summary": summary,
         "tests": dict(sorted(outcomes.items())),
     }
+
+
+def cuda_selection(root: Path = ROOT) -> list[str]:
+    """The files of :func:`selection` under ``root`` that hold a check marked ``cuda``: a page
+    (or the README) with ``<!--pytest.mark.cuda-->`` above a fence, a test file with
+    ``@pytest.mark.cuda`` (:data:`CUDA_MARKS`), as paths relative to ``root``, in
+    :func:`selection`'s order. pytest's ``-m cuda`` then picks the marked checks in them."""
+    found = []
+    for arg in selection(root):
+        path = root / arg
+        files = sorted(path.rglob("*.md")) if path.is_dir() else [path]
+        for file in files:
+            mark = CUDA_MARKS.get(file.suffix)
+            if mark and file.is_file() and mark.search(file.read_text(encoding="utf-8")):
+                found.append(file.relative_to(root).as_posix())
+    return found
+
+
+def gpu_driver() -> str:
+    """The NVIDIA driver's version on this machine (``nvidia-smi``, else
+    ``/proc/driver/nvidia/version``), or ``"unknown"``."""
+    try:
+        proc = subprocess.run(["nvidia-smi", "--query-gpu=driver_version",
+                               "--format=csv,noheader"], capture_output=True, text=True,
+                              timeout=60)
+        if proc.returncode == 0 and proc.stdout.strip():
+            return proc.stdout.split()[0]
+    except (OSError, subprocess.TimeoutExpired):
+        pass
+    version = Path("/proc/driver/nvidia/version")
+    if version.exists():
+        found = re.search(r"Kernel Module(?:\s+for\s+\S+)?\s+(\d[\d.]*)", version.read_text())
+        if found:
+            return found.group(1)
+    return "unknown"
+
+
+def gpu_info(python: Path) -> dict | None:
+    """The GPU that ``python``'s torch sees (its first CUDA device): ``name``, ``driver``,
+    ``cuda`` (the CUDA version torch was built with, ``torch.version.cuda``), ``capability``,
+    ``count`` (devices), ``memory_gib``, and ``torch`` and ``python`` (versions). ``None`` when
+    torch sees no CUDA device. Raises ``subprocess.CalledProcessError`` when torch cannot be
+    imported."""
+    info = json.loads(subprocess.run([str(python), "-c", _GPU_PROBE], capture_output=True,
+                                     text=True, check=True, cwd=ROOT).stdout)
+    if not info.pop("available"):
+        return None
+    return {**info, "driver": gpu_driver()}
+
+
+def download_wheels(folder: Path, names: list[str] = (), python_version: str = "3.12",
+                    platform_tag: str = "manylinux_2_28_x86_64") -> list[Path]:
+    """Fill ``folder`` with wheels for a GPU machine's Python ``python_version`` on
+    ``platform_tag``, at the versions installed here: of ``names`` alone (a machine that lacks
+    only those; the GPU machines lent to this project lack only ``pytest-codeblocks``), or of
+    all :data:`CUDA_RUN_NEEDS` and what they need (a machine with only torch, pytest and
+    Hypothesis; about 76 MiB). ``pip download``, so this needs the package registry. Returns the
+    wheels in ``folder``. Raises ``subprocess.CalledProcessError`` when pip fails."""
+    from importlib.metadata import version
+
+    folder.mkdir(parents=True, exist_ok=True)
+    pins = [f"{name}=={version(name)}" for name in (names or CUDA_RUN_NEEDS)]
+    tags = [platform_tag, "manylinux_2_27_x86_64", "manylinux_2_17_x86_64",
+            "manylinux2014_x86_64"]
+    subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--only-binary=:all:",
+                    *(["--no-deps"] if names else []),
+                    "--python-version", python_version, "--implementation", "cp",
+                    *(a for tag in tags for a in ("--platform", tag)), "-d", str(folder), *pins],
+                   check=True)
+    return sorted(folder.glob("*.whl"))
+
+
+def unpack_wheels(folder: Path, into: Path, log=print) -> list[str]:
+    """Unpack into ``into`` (a folder put on ``PYTHONPATH``) each wheel of ``folder`` whose
+    distribution this Python lacks, so a run can import it without installing anything; a wheel's
+    ``purelib`` and ``platlib`` data go beside its packages. Returns the distributions unpacked.
+    """
+    from importlib.metadata import PackageNotFoundError, distribution
+
+    done = []
+    for wheel in sorted(folder.glob("*.whl")):
+        name = wheel.name.split("-")[0]
+        try:
+            distribution(name)
+            continue
+        except PackageNotFoundError:
+            pass
+        with zipfile.ZipFile(wheel) as archive:
+            archive.extractall(into)
+        done.append(name)
+    for data in into.glob("*.data"):
+        for kind in ("purelib", "platlib"):
+            for item in (data / kind).glob("*"):
+                if item.is_dir():
+                    shutil.copytree(item, into / item.name, dirs_exist_ok=True)
+                else:
+                    shutil.copy2(item, into / item.name)
+    if done:
+        log(f"unpacked for this run, from {folder}: {', '.join(done)}")
+    return done
+
+
+def missing_modules(files: list[str], extra_path: list[str] = ()) -> list[str]:
+    """The distributions of :data:`CUDA_RUN_NEEDS` that pytest needs to collect ``files`` (the
+    CUDA selection) and that this Python, with ``extra_path`` added, cannot import."""
+    import importlib.util
+
+    needs = []
+    if any(f.endswith(".md") for f in files):
+        needs += ["pytest-codeblocks"]
+    if any(f.startswith("tests/") for f in files):
+        needs += ["matplotlib", "filelock", "Markdown", "PyYAML"]
+    saved = list(sys.path)
+    sys.path[:0] = list(extra_path)
+    try:
+        return [n for n in needs if importlib.util.find_spec(CUDA_RUN_NEEDS[n]) is None]
+    finally:
+        sys.path[:] = saved
+
+
+def benchmark_runs(program: Path = BENCHMARK) -> dict[str, list[str]]:
+    """The :data:`BENCHMARK_RUNS` that ``program`` offers: the model-scale sweep only where its
+    source has the option ``--models``; none when there is no program."""
+    if not program.exists():
+        return {}
+    offers_models = '"--models"' in program.read_text(encoding="utf-8")
+    return {name: options for name, options in BENCHMARK_RUNS.items()
+            if name != "models" or offers_models}
+
+
+def run_benchmark(python: Path, options: list[str], output: Path, env: dict[str, str],
+                  timeout: float) -> dict:
+    """Run :data:`BENCHMARK` with ``options`` (``--device cuda``; its data set written to
+    ``output``) and return what the record keeps of it: the command, ``outcome`` (``passed``
+    when it exited 0 and wrote ``output``, else ``failed``), the error's last line, the seconds
+    and the program's fingerprint."""
+    command = [str(python), str(BENCHMARK), *options, "--output", str(output),
+               "--note", "torch matrix, CUDA run"]
+    started = time.monotonic()
+    try:
+        proc = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True,
+                              timeout=timeout)
+        ok, tail = proc.returncode == 0 and output.exists(), proc.stderr.strip().splitlines()
+        message = "" if ok else (tail[-1] if tail else f"exit status {proc.returncode}")
+    except subprocess.TimeoutExpired:
+        ok, message = False, f"stopped after {timeout:.0f} s"
+    entry = {"command": f"python {BENCHMARK.relative_to(ROOT).as_posix()} {' '.join(options)}",
+             "outcome": "passed" if ok else "failed",
+             "seconds": round(time.monotonic() - started, 1),
+             "fingerprint": file_fingerprint(BENCHMARK), "output": output.name}
+    return {**entry, "message": message[:240]} if message else entry
+
+
+def run_cuda(python: Path, gpu: dict, benchmark_output: Path | None = None,
+             wheel_site: Path | None = None, log=print, root: Path = ROOT,
+             benchmark_seconds: float = BENCHMARK_TIMEOUT) -> dict:
+    """Run the CUDA checks (:func:`cuda_selection`, pytest ``-m cuda``) with ``python`` on the
+    GPU ``gpu`` (:func:`gpu_info`), then, unless ``benchmark_output`` is ``None``, the benchmark's
+    CUDA runs (:func:`benchmark_runs`, :func:`run_benchmark`; the data set of a run named ``X``
+    written beside ``benchmark_output``, ``<its stem>-X.json``), and return the record's entry:
+    the torch that ran, the GPU (name, driver, CUDA, capability, memory), the date, the machine,
+    the files selected, every check's outcome and each benchmark run's. ``wheel_site``: a folder
+    of unpacked wheels put first on ``PYTHONPATH``; ``root``: the project whose checks run (the
+    repository); ``benchmark_seconds``: the benchmark runs' time together. Raises
+    ``RuntimeError`` when pytest stops without results."""
+    label = f"[{gpu_key(gpu, gpu['torch'])}]"
+    files = cuda_selection(root)
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONDONTWRITEBYTECODE": "1",
+           "PYTHONPATH": os.pathsep.join(dict.fromkeys(
+               [*([str(wheel_site)] if wheel_site else []), str(root), str(ROOT)]))}
+    env.pop("VIRTUAL_ENV", None)
+    log(f"{label} {gpu['name']}, driver {gpu['driver']}, CUDA {gpu['cuda']}, torch "
+        f"{gpu['torch']}: the checks marked cuda in {len(files)} file(s)")
+    outcomes, seconds = ({}, 0.0)
+    if files:
+        outcomes, seconds = _run_pytest(label, python, [*CUDA_PYTEST_OPTIONS, *files], env,
+                                        log=log, root=root)
+    summary = _summary(label, outcomes, seconds, log=log)
+    entry = {
+        "kind": "cuda",
+        "release": Version(gpu["torch"]).public,
+        "torch": gpu["torch"],
+        "gpu": {k: gpu[k] for k in ("name", "driver", "cuda", "capability", "count",
+                                    "memory_gib")},
+        "date": dt.date.today().isoformat(),
+        "machine": {**machine(), "python": gpu["python"]},
+        "selected": files,
+        "summary": summary,
+        "tests": dict(sorted(outcomes.items())),
+    }
+    runs = benchmark_runs() if benchmark_output is not None else {}
+    deadline = time.monotonic() + benchmark_seconds
+    for name, options in runs.items():
+        left = deadline - time.monotonic()
+        if left < 10:
+            log(f"{label} benchmark {name}: no time left ({benchmark_seconds:.0f} s in all)")
+            break
+        log(f"{label} {BENCHMARK.relative_to(ROOT)} {' '.join(options)} ...")
+        output = benchmark_output.with_name(f"{benchmark_output.stem}-{name}.json")
+        result = run_benchmark(python, options, output, env, left)
+        entry.setdefault("benchmark", {})[name] = result
+        log(f"{label} benchmark {name} {result['outcome']} in {result['seconds']:.0f} s "
+            f"{result.get('message', '')}")
+    return entry
+
+
+def cuda_main(args, pinned: str, covered: list[str]) -> int:
+    """The ``--cuda`` run (see the module docstring): 1 without a GPU or without the packages
+    the selection needs (nothing written), else the status of writing the part or record."""
+    python = Path(sys.executable)
+    gpu = gpu_info(python)
+    if gpu is None:
+        print("no CUDA GPU: torch.cuda.is_available() is False with this Python's torch; "
+              "nothing run, nothing written", file=sys.stderr)
+        return 1
+    with tempfile.TemporaryDirectory(prefix="torch-matrix-wheels-") as tmp:
+        site = None
+        if args.wheelhouse:
+            site = Path(tmp)
+            unpack_wheels(args.wheelhouse, site)
+        missing = missing_modules(cuda_selection(), [str(site)] if site else [])
+        if missing:
+            print(f"the CUDA checks need {', '.join(missing)}, which this Python lacks: bring "
+                  f"their wheels (python -m scripts.torch_matrix --download-wheels DIR, on a "
+                  f"machine with the registry) and pass --wheelhouse DIR; nothing written",
+                  file=sys.stderr)
+            return 1
+        target = args.part or args.record
+        bench = None if args.no_benchmark else (
+            target.with_name(f"{target.stem}-benchmark.json") if args.part
+            else CACHE / "benchmark.json")
+        if bench is not None:
+            bench.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            entry = run_cuda(python, gpu, bench, site, benchmark_seconds=args.benchmark_seconds)
+        except RuntimeError as error:
+            print(f"[cuda] FAILED: {error}", file=sys.stderr)
+            return 1
+    key = gpu_key(gpu, gpu["torch"])
+    part = part_record(pinned, covered, {}, {}, {key: entry})
+    if args.part:
+        write_record(part, args.part)
+        print(f"wrote the part {args.part}: {key}")
+    else:
+        write_record(merge_records(load_record(args.record), [part]), args.record)
+        print(f"wrote {args.record}: {key}")
+    return 1 if args.strict and entry["summary"]["failed"] else 0
 
 
 def write_record(record: dict, path: Path = RECORD) -> None:
@@ -371,11 +699,13 @@ def selection_digest() -> str:
 
 
 def part_record(pinned: str, covered: list[str], entries: dict[str, dict],
-                paths: dict[str, dict] | None = None) -> dict:
+                paths: dict[str, dict] | None = None, gpus: dict[str, dict] | None = None) -> dict:
     """A record holding the runs ``entries`` (``{release: entry}``, as :func:`run_release` returns
-    them) of a matrix that covers ``covered`` for the pin ``pinned``, and the runs of the pin on
-    CPU paths ``paths`` (``{"x86_64/avx2": entry}``, as :func:`run_cpu_path` returns them): what
-    one CI job uploads, and what a local run merges into the committed record."""
+    them) of a matrix that covers ``covered`` for the pin ``pinned``, the runs of the pin on
+    CPU paths ``paths`` (``{"x86_64/amd-epyc-c8b60e/avx2": entry}``, as :func:`run_cpu_path`
+    returns them) and the runs of the CUDA checks ``gpus`` (``{"nvidia-h200/2.11.0+cu130":
+    entry}``, as :func:`run_cuda` returns them): what one CI job uploads, and what a local run
+    merges into the committed record."""
     return {
         "command": COMMAND,
         "pinned": pinned,
@@ -383,6 +713,7 @@ def part_record(pinned: str, covered: list[str], entries: dict[str, dict],
         "selection": selection_digest(),
         "releases": dict(entries),
         "cpu_paths": dict(sorted((paths or {}).items())),
+        "gpus": dict(sorted((gpus or {}).items())),
     }
 
 
@@ -396,25 +727,37 @@ def merge_records(base: dict, parts: list[dict]) -> dict:
     was made for the same pin; runs of releases no longer covered are dropped. Raises
     ``ValueError`` when there is no part, or the parts disagree or hold an uncovered release.
 
-    CPU path runs (``cpu_paths``) merge the same way, by key: a part's run replaces the base's,
-    and the base's are kept only when it was made for the same pin."""
+    CPU path runs (``cpu_paths``) merge the same way, by key (machine and path, keys of the
+    older form ``x86_64/avx2`` are first given their machine, :func:`scripts.matrix_record.
+    migrate`): a part's run replaces the base's run of the same path on the same machine, the
+    runs of other machines stay beside it, and the base's are kept only when it was made for the
+    same pin. GPU runs (``gpus``) merge by key too, whatever the pin: each ran the torch of its
+    GPU machine, and the pages count a run's checks only where their fingerprints still match;
+    a part holding only GPU runs leaves the pin, the covered releases and their runs as the other
+    parts, else the base, have them."""
     if not parts:
         raise ValueError("no part to merge")
-    pinned, covered = parts[0]["pinned"], list(parts[0]["covered"])
-    for part in parts:
+    # A part of GPU runs only says nothing of releases: the others' pin, else the base's, stands.
+    cpu_parts = [p for p in parts if not p.get("gpus") or p.get("releases") or p.get("cpu_paths")]
+    ref = cpu_parts[0] if cpu_parts else base if base.get("pinned") else parts[0]
+    pinned, covered = ref["pinned"], list(ref.get("covered", [ref["pinned"]]))
+    for part in cpu_parts:
         if part["pinned"] != pinned or list(part["covered"]) != covered:
             raise ValueError(f"parts disagree: pin {part['pinned']} covering {part['covered']} "
                              f"against pin {pinned} covering {covered}")
         extra = sorted(set(part["releases"]) - set(covered))
         if extra:
             raise ValueError(f"a part holds releases it does not cover: {', '.join(extra)}")
+    base, parts = migrate(base), [migrate(part) for part in parts]
     same_pin = base.get("pinned") == pinned
     runs = dict(base.get("releases", {})) if same_pin else {}
     paths = dict(base.get("cpu_paths", {})) if same_pin else {}
+    gpus = dict(base.get("gpus", {}))
     for part in parts:
         runs.update(part["releases"])
         paths.update(part.get("cpu_paths", {}))
-    return part_record(pinned, covered, {r: runs[r] for r in covered if r in runs}, paths)
+        gpus.update(part.get("gpus", {}))
+    return part_record(pinned, covered, {r: runs[r] for r in covered if r in runs}, paths, gpus)
 
 
 def read_parts(paths: list[Path]) -> list[dict]:
@@ -443,6 +786,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cpu-paths", nargs="*", metavar="PATH",
                         help="run the pinned release under these CPU kernel paths (none named: "
                              "every path this machine can reach) instead of the releases")
+    parser.add_argument("--cuda", action="store_true",
+                        help="run the checks marked cuda (and the benchmark's CUDA runs) with this "
+                             "Python's torch on this machine's GPU, instead of the releases")
+    parser.add_argument("--wheelhouse", type=Path, metavar="DIR",
+                        help="with --cuda: wheels of packages this Python lacks, unpacked for "
+                             "the run (see --download-wheels)")
+    parser.add_argument("--benchmark-seconds", type=float, default=BENCHMARK_TIMEOUT,
+                        metavar="S", help=f"with --cuda: the benchmark's runs' time together "
+                                          f"(default {BENCHMARK_TIMEOUT})")
+    parser.add_argument("--no-benchmark", action="store_true",
+                        help="with --cuda: leave out the benchmark's CUDA runs")
+    parser.add_argument("--download-wheels", nargs="+", metavar=("DIR", "NAME"),
+                        help="download into DIR the wheels that a GPU machine with Python 3.12 "
+                             "needs for --cuda (only those of the NAMEs given, else all of them "
+                             "and what they need), and run nothing")
     parser.add_argument("--strict", action="store_true",
                         help="exit with status 1 when a test failed in a run (an audit)")
     parser.add_argument("--record", type=Path, default=RECORD, metavar="FILE",
@@ -452,6 +810,16 @@ def main(argv: list[str] | None = None) -> int:
     if hasattr(sys.stdout, "reconfigure"):
         sys.stdout.reconfigure(line_buffering=True)  # progress shows as it happens, in a log too
 
+    if args.download_wheels:
+        folder, names = Path(args.download_wheels[0]), args.download_wheels[1:]
+        unknown = [n for n in names if n not in CUDA_RUN_NEEDS]
+        if unknown:
+            parser.error(f"not a package the CUDA run needs: {', '.join(unknown)} "
+                         f"(it needs {', '.join(CUDA_RUN_NEEDS)})")
+        wheels = download_wheels(folder, names)
+        print(f"{len(wheels)} wheels in {folder} "
+              f"({sum(w.stat().st_size for w in wheels) / 2**20:.1f} MiB)")
+        return 0
     if args.merge:
         record = merge_records(load_record(args.record), read_parts(args.merge))
         write_record(record, args.record)
@@ -460,6 +828,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     pinned = pinned_release()
     record = load_record(args.record)
+    if args.cuda:  # a GPU machine may have no registry: the record's covered releases
+        covered = record.get("covered") if record.get("pinned") == pinned else None
+        return cuda_main(args, pinned, covered or [pinned])
     asked = True
     try:
         available = registry_releases()

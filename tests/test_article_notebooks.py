@@ -26,7 +26,7 @@ import nbformat
 import pytest
 import yaml
 
-from scripts.article_notebooks import ROOT, article_notebook
+from scripts.article_notebooks import CUDA_NOTE, ROOT, SKIP_TAG, article_notebook
 from scripts.hooks.article_notebooks import articles, downloads
 
 SITE_URL = "https://example.org/site/"
@@ -180,6 +180,29 @@ def test_conversion_rules(tmp_path):
     outputs = [c.outputs for c in nb.cells if c.cell_type == "code"]
     assert outputs[1][0]["text"] == "1\n"
     assert outputs[2][0]["text"] == "3\n"  # the file's own LIMIT, and its data found
+
+
+def test_a_block_marked_cuda_is_a_cell_a_cpu_kernel_leaves_out(tmp_path):
+    """A block marked ``<!--pytest.mark.cuda-->`` is a code cell holding its code as written,
+    tagged for nbclient to skip, after a Markdown cell that says it needs a CUDA GPU; the
+    notebook runs to its end in a kernel on this CPU (the cell left unrun, the next one run),
+    as the article audits run it; no other cell is tagged."""
+    root = _project(tmp_path)
+    gpu = 'import torch\nx = torch.ones(2, device="cuda")\nassert x.sum().item() == 2.0'
+    (root / "docs" / "page.md").write_text(
+        f"# Page\n\n```python\nprint(1)\n```\n\nOn a GPU:\n\n<!--pytest.mark.cuda-->\n"
+        f"```python\n{gpu}\n```\n\nAfter it.\n\n```python\nprint(2)\n```\n")
+    article = article_notebook("page.md", SITE_URL, root)
+    cells = article.notebook.cells
+    at = next(k for k, c in enumerate(cells) if c.source == gpu)
+    assert cells[at].cell_type == "code" and cells[at].metadata == {"tags": [SKIP_TAG]}
+    assert cells[at - 1].cell_type == "markdown" and cells[at - 1].source.endswith(CUDA_NOTE)
+    assert [c.metadata for k, c in enumerate(cells) if k != at] == [{}] * (len(cells) - 1)
+    assert article.ipynb_bytes() == article_notebook("page.md", SITE_URL, root).ipynb_bytes()
+    notebook = nbformat.reads(article.ipynb_bytes().decode("utf-8"), as_version=4)
+    run_notebook(notebook, tmp_path)
+    outputs = [c.outputs for c in notebook.cells if c.cell_type == "code"]
+    assert [o[0]["text"] if o else None for o in outputs] == ["1\n", None, "2\n"]
 
 
 def test_a_notebook_without_data_is_downloaded_alone(tmp_path):

@@ -29,10 +29,19 @@ import sys
 import pytest
 import yaml
 from packaging.version import Version
-from pytest_codeblocks.main import extract_from_file
+from pytest_codeblocks.main import extract_from_buffer, extract_from_file
 
 import scripts.torch_matrix as matrix
-from scripts.matrix_record import block_fingerprint, code_meaning, file_fingerprint
+from scripts.matrix_record import (
+    block_fingerprint,
+    code_meaning,
+    cpu_path_key,
+    cuda_fence_lines,
+    file_fingerprint,
+    gpu_key,
+    machine_id,
+    migrate,
+)
 from scripts.site import build_site
 from scripts.torch_matrix import (
     EARLIER_MINORS,
@@ -75,15 +84,28 @@ def test_record_is_well_formed(record):
         assert entry["release"] == release
         assert entry["torch"].split("+")[0] == release, (release, entry["torch"])
         assert re.fullmatch(r"\d{4}-\d\d-\d\d", entry["date"])
-        assert set(entry["machine"]) == {"platform", "cpu", "python"}
+        assert {"platform", "cpu", "python"} <= set(entry["machine"]) <= {
+            "platform", "cpu", "python", "flags"}
+        assert len(entry["tests"]) > 100, f"{release}: suspiciously few tests"
+    for key, entry in record["cpu_paths"].items():
+        assert entry["release"] == record["pinned"], key
+        arch = key.split("/")[0]
+        assert key == cpu_path_key(arch, entry["machine"], entry["path"]), (
+            f"{key}: a CPU path run is keyed by its architecture, machine and path")
+        assert len(entry["tests"]) > 100, f"{key}: suspiciously few tests"
+    for key, entry in record["gpus"].items():
+        assert entry["kind"] == "cuda" and key == gpu_key(entry["gpu"], entry["torch"]), key
+        assert Version(entry["torch"]).public == entry["release"], key
+        assert all(entry["gpu"].get(k) for k in ("name", "driver", "cuda")), (key, entry["gpu"])
+    for name, entry in [*record["releases"].items(), *record["cpu_paths"].items(),
+                        *record["gpus"].items()]:
         tests = entry["tests"]
-        assert len(tests) > 100, f"{release}: suspiciously few tests ({len(tests)})"
         for test_id, result in tests.items():
             assert result["outcome"] in ("passed", "failed", "skipped"), (test_id, result)
             if result["outcome"] != "passed":
                 assert result.get("message"), (test_id, "a failure or skip says why")
         counts = {k: sum(t["outcome"] == k for t in tests.values()) for k in entry["summary"]}
-        assert counts == entry["summary"], release
+        assert counts == entry["summary"], name
 
 
 SNIPPET = '''"""What this file shows."""
@@ -378,6 +400,7 @@ def test_build_hook_says_what_was_verified_and_notes_a_difference_at_its_block(t
     (project / "tests" / "test_claims_x.py").write_text(PROPERTY_TESTS)
     (project / "docs" / "page.md").write_text(PAGE)
     (project / "docs" / "other.md").write_text(OTHER)
+    (project / "docs" / "gpu.md").write_text(CUDA_PAGE)
     blocks = extract_from_file(project / "docs" / "page.md")
     other = extract_from_file(project / "docs" / "other.md")[0]
     ids = [f"docs/page.md::line {b.lineno}" for b in blocks]
@@ -405,7 +428,7 @@ def test_build_hook_says_what_was_verified_and_notes_a_difference_at_its_block(t
     }}))
     (project / "mkdocs.yml").write_text(yaml.safe_dump({
         "site_name": "matrix", "strict": True,
-        "nav": [{"Page": "page.md"}, {"Other": "other.md"}],
+        "nav": [{"Page": "page.md"}, {"Other": "other.md"}, {"GPU": "gpu.md"}],
         "markdown_extensions": ["toc", "attr_list"],
         "hooks": [str(ROOT / "scripts" / "hooks" / "torch_matrix.py")],
     }))
@@ -429,6 +452,15 @@ def test_build_hook_says_what_was_verified_and_notes_a_difference_at_its_block(t
     assert '<p id="claim-always-true">' in other_page
     assert "<strong>Verified</strong>: 2 checks on torch 9.1.0 and 9.0.0" in other_page
     assert "torch-matrix-details" not in other_page
+    # A page with a block marked cuda and no GPU run in the record: its CPU block counts on the
+    # pin, the CUDA block is not yet run on a GPU, and nothing claims a GPU.
+    gpu_page = (tmp_path / "out" / "gpu" / "index.html").read_text()
+    facts = gpu_page[gpu_page.index('<p class="page-facts">'):]
+    facts = facts[:facts.index("</p>")]
+    assert "<strong>Verified</strong>: 1 check on torch 9.1.0" in facts
+    assert '<a href="#torch-matrix-details">1 not yet run on a GPU</a>' in facts
+    assert "GPU</a>" not in facts.replace("not yet run on a GPU</a>", "")
+    assert "Not yet run on a GPU (marked for CUDA, skipped on a CPU): block at line 8" in gpu_page
 
 
 def test_reachable_cpu_paths_follow_the_cpu():
@@ -441,20 +473,70 @@ def test_reachable_cpu_paths_follow_the_cpu():
     assert matrix.reachable_paths(vnni, "x86_64") == every
     assert matrix.reachable_paths({"asimd", "bf16"}, "aarch64") == [
         "native", "aten-default", "no-onednn", "one-thread"]
-    assert matrix.path_key("avx2", "X86_64") == "x86_64/avx2"
+    epyc = {"cpu": "AMD EPYC, 2 logical CPUs", "flags": ["avx2", "f16c", "fma"]}
+    assert re.fullmatch(r"x86_64/amd-epyc-[0-9a-f]{6}/avx2",
+                        matrix.path_key("avx2", "X86_64", epyc))
+
+
+def test_a_machine_is_its_cpu_model_and_kernel_flags():
+    """Two machines with the same CPU model and flags share a name (the count of logical CPUs
+    does not matter); another model, or one more kernel flag, makes another machine."""
+    epyc = {"cpu": "AMD EPYC, 2 logical CPUs", "flags": ["avx2", "f16c", "fma"]}
+    assert machine_id(epyc) == machine_id({**epyc, "cpu": "AMD EPYC, 64 logical CPUs",
+                                           "flags": ["fma", "f16c", "avx2"]})
+    assert machine_id(epyc) != machine_id({**epyc, "flags": ["avx2", "f16c", "fma", "avx512f"]})
+    assert machine_id(epyc) != machine_id({**epyc, "cpu": "AMD EPYC 9654, 2 logical CPUs"})
+    xeon = machine_id({"cpu": "Intel(R) Xeon(R) Processor, 2 logical CPUs", "flags": ["avx2"]})
+    assert re.fullmatch(r"intel-xeon-processor-[0-9a-f]{6}", xeon)
+
+
+EPYC = {"platform": "p", "cpu": "AMD EPYC, 2 logical CPUs", "flags": ["avx2", "f16c", "fma"],
+        "python": "3.11"}
+XEON = {"platform": "p", "cpu": "Intel(R) Xeon(R) Processor, 2 logical CPUs",
+        "flags": ["amx_bf16", "avx2", "avx512f"], "python": "3.11"}
+
+
+def _path_run(path: str, machine: dict, outcome: str = "passed") -> dict:
+    return {**_entry("9.2.0", outcome), "path": path, "machine": machine}
 
 
 def test_merging_keeps_cpu_path_runs_of_the_same_pin_only():
     covered = ["9.2.0", "9.1.3", "9.0.1"]
-    base = part_record("9.2.0", covered, {}, {"x86_64/native": _entry("9.2.0", "failed"),
-                                               "x86_64/avx2": _entry("9.2.0")})
-    new = part_record("9.2.0", covered, {}, {"x86_64/native": _entry("9.2.0"),
-                                              "aarch64/native": _entry("9.2.0")})
+    paths = {p: _path_run(p, EPYC, "failed" if p == "native" else "passed")
+             for p in ("native", "avx2")}
+    base = part_record("9.2.0", covered, {}, {f"x86_64/{p}": run for p, run in paths.items()})
+    new = part_record("9.2.0", covered, {}, {
+        cpu_path_key("x86_64", EPYC, "native"): _path_run("native", EPYC),
+        cpu_path_key("aarch64", EPYC, "native"): _path_run("native", EPYC)})
     merged = merge_records(base, [new])
-    assert sorted(merged["cpu_paths"]) == ["aarch64/native", "x86_64/avx2", "x86_64/native"]
-    assert merged["cpu_paths"]["x86_64/native"] == new["cpu_paths"]["x86_64/native"]
-    assert sorted(merge_records({**base, "pinned": "9.1.0"}, [new])["cpu_paths"]) == [
-        "aarch64/native", "x86_64/native"]
+    assert sorted(merged["cpu_paths"]) == sorted([
+        cpu_path_key("aarch64", EPYC, "native"), cpu_path_key("x86_64", EPYC, "avx2"),
+        cpu_path_key("x86_64", EPYC, "native")])
+    native = cpu_path_key("x86_64", EPYC, "native")
+    assert merged["cpu_paths"][native] == new["cpu_paths"][native]  # the same machine: replaced
+    assert sorted(merge_records({**base, "pinned": "9.1.0"}, [new])["cpu_paths"]) == sorted(
+        new["cpu_paths"])
+
+
+def test_a_second_machine_s_cpu_paths_stand_beside_the_first():
+    """A part made on another CPU (another model or other flags) adds its runs beside the
+    record's, also when both were keyed by path only (the record's form before machines were
+    told apart: migrated by the runs' own machine); the GPU runs of the record stay."""
+    covered = ["9.2.0", "9.1.3", "9.0.1"]
+    gpu = {"kind": "cuda", **_entry("2.11.0")}
+    base = {**part_record("9.2.0", covered, {}, {"x86_64/native": _path_run("native", EPYC)}),
+            "gpus": {"nvidia-h200/2.11.0+cu130": gpu}}
+    xeon = part_record("9.2.0", covered, {}, {"x86_64/native": _path_run("native", XEON),
+                                              "x86_64/avx512": _path_run("avx512", XEON)})
+    merged = merge_records(base, [xeon])
+    assert sorted(merged["cpu_paths"]) == sorted([
+        cpu_path_key("x86_64", EPYC, "native"), cpu_path_key("x86_64", XEON, "native"),
+        cpu_path_key("x86_64", XEON, "avx512")])
+    assert merged["cpu_paths"][cpu_path_key("x86_64", EPYC, "native")]["machine"] == EPYC
+    assert merged["gpus"] == base["gpus"]
+    assert migrate(base)["cpu_paths"] == {cpu_path_key("x86_64", EPYC, "native"):
+                                          base["cpu_paths"]["x86_64/native"]}
+    assert "x86_64/native" in base["cpu_paths"], "migrate returns a new record"
 
 
 @pytest.mark.audit  # the CPU kernel paths are audits; this starts fresh Python processes
@@ -479,22 +561,25 @@ def test_a_page_counts_the_cpu_paths_its_checks_passed_on(monkeypatch):
     from scripts.hooks import torch_matrix as hook
 
     check = hook.Check("docs/a.md::line 3", "block at line 3", "0" * 12, 3)
-    failed = _entry("9.2.0", "failed")
+    failed = _path_run("native", EPYC, "failed")
     failed["tests"]["docs/a.md::line 3"]["message"] = "AssertionError: boom"
+    keys = [cpu_path_key("x86_64", EPYC, "avx2"), cpu_path_key("x86_64", EPYC, "native"),
+            cpu_path_key("x86_64", XEON, "native"), cpu_path_key("aarch64", EPYC, "native")]
     monkeypatch.setattr(hook, "_record", {
         "pinned": "9.2.0", "releases": {"9.2.0": _entry("9.2.0")},
-        "cpu_paths": {"x86_64/avx2": _entry("9.2.0"), "x86_64/native": _entry("9.2.0"),
-                      "aarch64/native": failed}})
+        "cpu_paths": {keys[0]: _path_run("avx2", EPYC), keys[1]: _path_run("native", EPYC),
+                      keys[2]: _path_run("native", XEON), keys[3]: failed}})
     state, paths = hook.status([check]), hook.status([check], "cpu_paths")
     assert state.passed == ["9.2.0"] and not state.failed and not state.pending
-    assert paths.passed == ["x86_64/avx2", "x86_64/native"]
-    assert list(paths.failed) == ["aarch64/native"]
+    assert sorted(paths.passed) == sorted(keys[:3])
+    assert list(paths.failed) == [keys[3]]
     line = hook.verified_line(state, paths, "../claims/#cpu-kernel-paths")
-    assert ('on torch 9.2.0 and <a href="../claims/#cpu-kernel-paths">2 CPU paths</a>' in line)
-    assert "1 differs on CPU path aarch64/native" in line
-    assert "On CPU path aarch64/native, block at line 3 fails with" in hook.details_html(
+    assert ('on torch 9.2.0 and <a href="../claims/#cpu-kernel-paths">3 CPU paths of 2 '
+            "machines</a>" in line)
+    assert f"1 differs on CPU path {keys[3]}" in line
+    assert f"On CPU path {keys[3]}, block at line 3 fails with" in hook.details_html(
         state, paths, [])
-    assert "<code>x86_64/avx2</code>" in hook.paths_table()
+    assert f"<code>{keys[0]}</code>" in hook.paths_table()
 
 
 NESTED = '''??? note "The code"
@@ -582,3 +667,311 @@ def test_a_page_checks_its_blocks_included_snippets_and_claims_proofs(tmp_path, 
     assert ids == ["docs/p.md::line 3", "docs/p.md::line 11", "docs/p.md::line 15",
                    "docs/p.md::line 25", f"{snippet}[snippets/a.py]", f"{snippet}[snippets/b.py]",
                    "tests/test_claims_x.py::test_c"]
+
+
+#: A made-up project with checks marked cuda and unmarked ones: a page, a property test file,
+#: and a page and a README without any.
+CUDA_PAGE = """# GPU
+
+```python
+assert 2 * 2 == 4
+```
+
+<!--pytest.mark.cuda-->
+```python
+import torch
+assert torch.ones(1, device="cuda").item() == 1.0
+```
+"""
+CUDA_TESTS = """import pytest
+
+
+@pytest.mark.cuda
+def test_on_the_gpu():
+    assert True
+
+
+def test_anywhere():
+    assert True
+"""
+CUDA_PYPROJECT = """[tool.pytest.ini_options]
+markers = ["cuda: needs a CUDA GPU"]
+"""
+
+
+def _cuda_project(root):
+    (root / "docs").mkdir(parents=True)
+    (root / "tests").mkdir()
+    (root / "docs" / "gpu.md").write_text(CUDA_PAGE)
+    (root / "docs" / "cpu.md").write_text("# CPU\n\n```python\nassert True\n```\n")
+    (root / "README.md").write_text("# R\n\nSee `<!--pytest.mark.cuda-->` in a sentence.\n")
+    (root / "tests" / "test_claims_gpu.py").write_text(CUDA_TESTS)
+    (root / "tests" / "test_snippets.py").write_text("def test_x():\n    pass\n")
+    (root / "pyproject.toml").write_text(CUDA_PYPROJECT)
+    return root
+
+
+H200 = {"name": "NVIDIA H200", "driver": "580.95.05", "cuda": "13.0", "capability": "9.0",
+        "count": 1, "memory_gib": 139.8, "torch": "2.11.0+cu130", "python": "3.12.3"}
+
+
+def test_the_cuda_run_selects_exactly_the_checks_marked_cuda(tmp_path):
+    """The CUDA selection is the files holding a marker above a fence or on a test (a marker
+    quoted in a sentence does not count), and pytest's ``-m cuda`` runs the marked block and
+    test only. Run here, on a CPU, with the CUDA run's own options: both are collected and
+    skipped with the cuda marker's one reason, and the entry records them with the GPU given."""
+    from tests.cuda_marker import CUDA_SKIP_REASON
+
+    root = _cuda_project(tmp_path / "project")
+    assert matrix.cuda_selection(root) == ["docs/gpu.md", "tests/test_claims_gpu.py"]
+    entry = matrix.run_cuda(sys.executable, H200, root=root, log=lambda *a: None)
+    block = "docs/gpu.md::line 8"
+    assert sorted(entry["tests"]) == [block, "tests/test_claims_gpu.py::test_on_the_gpu"]
+    for result in entry["tests"].values():
+        assert result == {**result, "outcome": "skipped", "message": CUDA_SKIP_REASON}
+    page = extract_from_file(root / "docs" / "gpu.md")[1]
+    assert entry["tests"][block]["fingerprint"] == block_fingerprint(page.code, None)
+    assert entry["gpu"] == {k: H200[k] for k in ("name", "driver", "cuda", "capability",
+                                                 "count", "memory_gib")}
+    assert (entry["kind"], entry["torch"], entry["release"]) == ("cuda", "2.11.0+cu130", "2.11.0")
+    assert entry["summary"] == {"passed": 0, "failed": 0, "skipped": 2}
+    assert entry["selected"] == ["docs/gpu.md", "tests/test_claims_gpu.py"]
+    assert "benchmark" not in entry
+
+
+def test_without_a_gpu_the_cuda_run_says_so_and_writes_nothing(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(matrix, "gpu_info", lambda python: None)
+    record = tmp_path / "record.json"
+    record.write_text('{"pinned": null, "releases": {}}')
+    assert matrix.main(["--cuda", "--record", str(record)]) == 1
+    assert matrix.main(["--cuda", "--part", str(tmp_path / "part.json"),
+                        "--record", str(record)]) == 1
+    assert "no CUDA GPU" in capsys.readouterr().err
+    assert record.read_text() == '{"pinned": null, "releases": {}}'
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["record.json"]
+
+
+def test_a_cuda_part_records_the_gpu_and_merges_beside_the_cpu_runs(tmp_path, monkeypatch,
+                                                                     record):
+    """``--cuda --part`` (GPU and checks faked: this machine has no GPU) writes a part with one
+    GPU run keyed by GPU and torch, holding the GPU's name, driver, CUDA and torch with the
+    outcomes, and the benchmark's run, whose data set lies beside the part; merged into the
+    committed record it leaves the releases and CPU paths as they were."""
+    outcomes = {"docs/gpu.md::line 8": {"outcome": "passed", "fingerprint": "0" * 12}}
+    monkeypatch.setattr(matrix, "gpu_info", lambda python: H200)
+    monkeypatch.setattr(matrix, "cuda_selection", lambda root=ROOT: ["docs/gpu.md"])
+    monkeypatch.setattr(matrix, "missing_modules", lambda files, extra=(): [])
+    monkeypatch.setattr(matrix, "_run_pytest", lambda *a, **k: (outcomes, 1.0))
+
+    def benchmark(python, options, output, env, timeout):
+        output.write_text("{}")
+        return {"outcome": "passed", "seconds": 1.0, "output": output.name}
+
+    monkeypatch.setattr(matrix, "run_benchmark", benchmark)
+    base = tmp_path / "record.json"
+    base.write_text(json.dumps(record))
+    part = tmp_path / "gpu.json"
+    assert matrix.main(["--cuda", "--part", str(part), "--record", str(base)]) == 0
+    written = load_record(part)
+    assert list(written["gpus"]) == ["nvidia-h200/2.11.0+cu130"]
+    run = written["gpus"]["nvidia-h200/2.11.0+cu130"]
+    assert run["gpu"]["name"] == "NVIDIA H200" and run["gpu"]["driver"] == "580.95.05"
+    assert run["gpu"]["cuda"] == "13.0" and run["torch"] == "2.11.0+cu130"
+    assert run["tests"] == outcomes and run["summary"]["passed"] == 1
+    assert run["benchmark"]["sweep"]["output"] == "gpu-benchmark-sweep.json"
+    assert (tmp_path / "gpu-benchmark-sweep.json").exists()
+    assert set(run["benchmark"]) == set(matrix.benchmark_runs())
+    assert not written["releases"] and not written["cpu_paths"]
+    assert json.loads(base.read_text()) == record, "a part leaves the record as it is"
+    assert matrix.main(["--merge", str(part), "--record", str(base)]) == 0
+    merged = load_record(base)
+    assert merged["gpus"] == {**record["gpus"], **written["gpus"]}
+    assert merged["releases"] == record["releases"]
+    assert merged["cpu_paths"] == record["cpu_paths"]
+    # A GPU part made under another pin leaves the pin and the CPU runs as they are.
+    other = {**written, "pinned": "1.0.0", "covered": ["1.0.0"]}
+    assert merge_records(record, [other]) == merged
+
+
+def _gpu_run(outcome: str, fingerprint: str) -> dict:
+    return {"kind": "cuda", "torch": "2.11.0+cu130", "release": "2.11.0", "date": "2026-11-27",
+            "gpu": {"name": "NVIDIA H200", "driver": "580.95.05", "cuda": "13.0"},
+            "summary": {}, "tests": {"docs/a.md::line 9": {
+                "outcome": outcome, "fingerprint": fingerprint,
+                **({"message": "AssertionError: no"} if outcome != "passed" else {})}}}
+
+
+@pytest.mark.parametrize("gpu_run, verified", [
+    (None, False),  # no GPU run at all
+    (_gpu_run("passed", "1" * 12), True),
+    (_gpu_run("passed", "2" * 12), False),  # the block changed since it ran on the GPU
+    (_gpu_run("skipped", "1" * 12), False),  # a skip on a GPU is not a run
+    (_gpu_run("failed", "1" * 12), False),
+])
+def test_the_facts_line_says_and_1_gpu_only_with_a_gpu_record(monkeypatch, gpu_run, verified):
+    """A page with one CPU block and one block marked cuda: the CPU count leaves the CUDA block
+    out (it is skipped on every CPU); the line says "on torch 2.11.0+cu130 and 1 GPU" only when
+    a GPU run passed the block as it is today, else "1 not yet run on a GPU" (or that it
+    differs there), and the list at the end names the block."""
+    from scripts.hooks import torch_matrix as hook
+
+    checks = [hook.Check("docs/a.md::line 3", "block at line 3", "0" * 12, 3),
+              hook.Check("docs/a.md::line 9", "block at line 9", "1" * 12, 9, cuda=True)]
+    monkeypatch.setattr(hook, "_record", {
+        "pinned": "9.2.0", "releases": {"9.2.0": _entry("9.2.0")},
+        "cpu_paths": {cpu_path_key("x86_64", EPYC, "native"): _path_run("native", EPYC)},
+        "gpus": {"nvidia-h200/2.11.0+cu130": gpu_run} if gpu_run else {}})
+    state, paths, gpus = (hook.status(checks, runs) for runs in ("releases", "cpu_paths", "gpus"))
+    line = hook.verified_line(state, paths, "../claims/#cpu-kernel-paths", gpus)
+    details = hook.details_html(state, paths, [], gpus)
+    assert "<strong>Verified</strong>: 1 check on torch 9.2.0 and " in line
+    assert ('1 CUDA check on torch 2.11.0+cu130 and <a href="../claims/#cpu-kernel-paths">'
+            "1 GPU</a>" in line) is verified
+    assert ("GPU" in line.replace("not yet run on a GPU", "").replace(
+        "differs on GPU", "")) is verified, "nothing else claims a GPU"
+    if verified:
+        assert "not yet run on a GPU" not in line and details == ""
+    elif gpu_run and gpu_run["tests"]["docs/a.md::line 9"]["outcome"] == "failed":
+        assert "1 differs on GPU NVIDIA H200 (torch 2.11.0+cu130)" in line
+        assert "On GPU NVIDIA H200 (torch 2.11.0+cu130), block at line 9 fails with" in details
+    else:
+        assert '<a href="#torch-matrix-details">1 not yet run on a GPU</a>' in line
+        assert "Not yet run on a GPU (marked for CUDA, skipped on a CPU): block at line 9" in (
+            details)
+
+
+def test_a_page_without_cuda_checks_says_nothing_of_a_gpu(monkeypatch):
+    from scripts.hooks import torch_matrix as hook
+
+    checks = [hook.Check("docs/a.md::line 3", "block at line 3", "0" * 12, 3)]
+    monkeypatch.setattr(hook, "_record", {
+        "pinned": "9.2.0", "releases": {"9.2.0": _entry("9.2.0")}, "cpu_paths": {},
+        "gpus": {}})
+    state, paths, gpus = (hook.status(checks, runs) for runs in ("releases", "cpu_paths", "gpus"))
+    assert "GPU" not in hook.verified_line(state, paths, None, gpus)
+    assert hook.details_html(state, paths, [], gpus) == ""
+    assert "No GPU run yet" in hook.paths_table()
+
+
+NESTED_CUDA = """# P
+
+<!--pytest.mark.cuda-->
+Prose, not a fence.
+
+```python
+x = 1
+```
+
+??? note "On a GPU"
+
+    <!-- pytest.mark.cuda -->
+
+    ```python
+    import torch
+    ```
+
+<!--pytest.mark.skip(reason="no")-->
+```python
+y = 2
+```
+"""
+
+
+def test_the_blocks_marked_cuda_are_those_pytest_codeblocks_marks():
+    """On every page, and on a made-up one (a marker before prose, which marks the next block
+    all the same; one indented in a note with a blank line before its fence; another mark), the
+    fences :func:`cuda_fence_lines` finds are exactly the blocks pytest-codeblocks gives the
+    ``cuda`` mark."""
+    pages = {p: p.read_text(encoding="utf-8") for p in sorted((ROOT / "docs").rglob("*.md"))}
+    pages["made-up"] = NESTED_CUDA
+    for name, text in pages.items():
+        marked = {b.lineno for b in extract_from_buffer(io.StringIO(text))
+                  if any(m.strip() == "pytest.mark.cuda" for m in b.marks)}
+        assert cuda_fence_lines(text) == marked, name
+    assert cuda_fence_lines(NESTED_CUDA) == {6, 14}
+
+
+def test_a_page_knows_its_checks_marked_cuda(tmp_path, monkeypatch):
+    """A block with the marker above its fence, and a property test of a claim the page states
+    decorated ``@pytest.mark.cuda``, are the page's CUDA checks; the others are not."""
+    from scripts.hooks import torch_matrix as hook
+
+    root = _cuda_project(tmp_path)
+    (root / "tests" / "test_claims_gpu.py").write_text(
+        "import pytest\nfrom scripts.claim_register import proves\n\n\n@proves('g')\n"
+        "@pytest.mark.cuda\ndef test_on_the_gpu():\n    pass\n\n\n@proves('g')\n"
+        "def test_anywhere():\n    pass\n")
+    monkeypatch.setattr(hook, "_root", root)
+    monkeypatch.setattr(hook, "_record", {"releases": {}})
+    monkeypatch.setattr(hook, "_proofs", hook.proofs_in_sources(root))
+    monkeypatch.setattr(hook, "_cuda_tests", hook.cuda_tests_in_sources(root))
+    hook._source.cache_clear()
+    try:
+        checks = {c.test_id: c.cuda for c in hook.page_checks("gpu.md", ["g"])}
+    finally:
+        hook._source.cache_clear()
+    assert checks == {"docs/gpu.md::line 3": False, "docs/gpu.md::line 8": True,
+                      "tests/test_claims_gpu.py::test_anywhere": False,
+                      "tests/test_claims_gpu.py::test_on_the_gpu": True}
+    (root / "tests" / "test_claims_more.py").write_text(
+        "import pytest\n\npytestmark = [pytest.mark.cuda]\n\n\ndef test_a():\n    pass\n")
+    assert hook.cuda_tests_in_sources(root) == {"tests/test_claims_gpu.py::test_on_the_gpu",
+                                                "tests/test_claims_more.py::test_a"}
+
+
+def test_wheels_a_gpu_machine_lacks_are_unpacked_for_the_run_and_others_left(tmp_path):
+    """Of a folder of wheels, only those of distributions this Python lacks are unpacked (a
+    wheel's ``purelib`` data beside its package); the unpacked folder, on the path, makes the
+    module importable, which :func:`missing_modules` then sees."""
+    import zipfile
+
+    wheels, site = tmp_path / "wheels", tmp_path / "site"
+    wheels.mkdir()
+    site.mkdir()
+    with zipfile.ZipFile(wheels / "zz_demo_dist-1.0-py3-none-any.whl", "w") as archive:
+        archive.writestr("zz_demo_dist/__init__.py", "VALUE = 1\n")
+        archive.writestr("zz_demo_dist-1.0.data/purelib/zz_demo_extra.py", "X = 2\n")
+        archive.writestr("zz_demo_dist-1.0.dist-info/METADATA", "Name: zz-demo-dist\n")
+    with zipfile.ZipFile(wheels / "pytest-0.0.1-py3-none-any.whl", "w") as archive:
+        archive.writestr("pytest/__init__.py", "raise ImportError('shadowed')\n")
+    assert matrix.unpack_wheels(wheels, site, log=lambda *a: None) == ["zz_demo_dist"]
+    assert (site / "zz_demo_dist" / "__init__.py").exists()
+    assert (site / "zz_demo_extra.py").exists()
+    assert not (site / "pytest").exists(), "an installed distribution is not shadowed"
+    names = dict(matrix.CUDA_RUN_NEEDS)
+    try:
+        matrix.CUDA_RUN_NEEDS["pytest-codeblocks"] = "zz_demo_dist"
+        assert matrix.missing_modules(["docs/a.md"]) == ["pytest-codeblocks"]
+        assert matrix.missing_modules(["docs/a.md"], [str(site)]) == []
+    finally:
+        matrix.CUDA_RUN_NEEDS.clear()
+        matrix.CUDA_RUN_NEEDS.update(names)
+    assert "zz_demo_dist" not in sys.modules
+
+
+@pytest.mark.audit  # collects every page and test module of the matrix (about 15 s)
+def test_the_cuda_selection_holds_every_check_pytest_marks_cuda(tmp_path):
+    """pytest's own ``-m cuda`` over the whole matrix selection collects checks only from the
+    files :func:`cuda_selection` finds, and from each page it finds: no marked check is left
+    out of the GPU run, whatever way its marker is written."""
+    out = tmp_path / "collected.json"
+    args = [sys.executable, "-m", "pytest", "-o", "addopts=", "-p", "tests.cuda_marker",
+            "--codeblocks", "-p", "no:cacheprovider", "-p", "scripts.torch_matrix_plugin", "-m",
+            "cuda", "--collect-only", "-q", *matrix.selection()]
+    proc = subprocess.run(args, cwd=ROOT, capture_output=True, text=True,
+                          env={**os.environ, "TORCH_MATRIX_OUT": str(out)})
+    assert proc.returncode in (0, 5), proc.stdout[-2000:] + proc.stderr[-2000:]
+    files = {test_id.split("::")[0] for test_id in json.loads(out.read_text())["collected"]}
+    chosen = matrix.cuda_selection()
+    assert files <= set(chosen), sorted(files - set(chosen))
+    assert {f for f in chosen if f.endswith(".md")} <= files, "a page found holds no cuda check"
+
+
+def test_the_model_scale_sweep_runs_where_the_benchmark_offers_it(tmp_path):
+    program = tmp_path / "bench.py"
+    program.write_text('import argparse\np = argparse.ArgumentParser()\n'
+                       'p.add_argument("--device")\n')
+    assert matrix.benchmark_runs(program) == {"sweep": ["--device", "cuda"]}
+    program.write_text(program.read_text() + 'p.add_argument("--models", action="store_true")\n')
+    assert matrix.benchmark_runs(program) == matrix.BENCHMARK_RUNS
+    assert matrix.benchmark_runs(tmp_path / "none.py") == {}
