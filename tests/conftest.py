@@ -26,9 +26,9 @@ import pytest
 from filelock import FileLock
 from hypothesis import HealthCheck, settings
 
-from scripts.execute import CACHE_DIR as EXECUTED_DIR
-from scripts.markdown_model import ROOT
-from scripts.site import build_site, docs_tree
+from scripts.build.execute import CACHE_DIR as EXECUTED_DIR
+from scripts.checks.site import build_site, docs_tree
+from scripts.commands.markdown_model import ROOT
 
 matplotlib.use("Agg")  # figures render without a display
 
@@ -89,7 +89,7 @@ def print_pdf(site: Path, log: str) -> tuple[int, str]:
     """Print the built ``site``'s PDF (``python -m scripts.site_pdf``); return its exit status
     and ``log`` with what it said appended as an INFO line when it succeeded (as-is otherwise,
     so the build test shows it)."""
-    proc = subprocess.run([sys.executable, "-m", "scripts.site_pdf", "--site", str(site)],
+    proc = subprocess.run([sys.executable, "-m", "scripts.commands.site_pdf", "--site", str(site)],
                           cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                           timeout=600)
     said = proc.stdout.strip()

@@ -19,7 +19,7 @@ import re
 import pytest
 import torch
 
-from scripts.markdown_model import ROOT, heading_ids
+from scripts.commands.markdown_model import ROOT, heading_ids
 
 PAGE = ROOT / "docs" / "api-map.md"
 API_COMMENT = re.compile(r"<!--\s*api:\s*(?P<target>[\w.]+)\s*-->")

@@ -11,7 +11,7 @@ import io
 import pytest
 
 import snippets.benchmarks.lookup_vs_onehot as results
-from scripts.markdown_model import ROOT, read_fences
+from scripts.commands.markdown_model import ROOT, read_fences
 
 PAGE = ROOT / "docs" / "benchmarks.md"
 

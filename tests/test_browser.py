@@ -55,7 +55,7 @@ from urllib.parse import urlparse
 
 import pytest
 
-from scripts.site import (
+from scripts.checks.site import (
     BROWSER_INSTALL_HINT,
     CHROMIUM,
     CHROMIUM_ARGS,

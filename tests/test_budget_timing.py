@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from scripts.budget_timing import serve_medians, summary, timed
+from scripts.commands.budget_timing import serve_medians, summary, timed
 
 
 def test_serve_medians_reads_the_summary_line_of_serve_timing():

@@ -1,5 +1,5 @@
-"""``scripts/hooks/build.py`` is the one hook ``mkdocs.yml`` names, and it runs every build step of
-the package: each event function (``on_<event>``) of each module of ``scripts/hooks/`` appears,
+"""``scripts/build/hook.py`` is the one hook ``mkdocs.yml`` names, and it runs every build step of
+the package: each event function (``on_<event>``) of each module of ``scripts/build/`` appears,
 once, in the list of the event that MkDocs calls it for."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import inspect
 
 import yaml
 
-from scripts.hooks import build
-from scripts.markdown_model import ROOT
+from scripts.build import hook as build
+from scripts.commands.markdown_model import ROOT
 
 #: Each list of build.py and the MkDocs event it serves.
 LISTS = {"CONFIG": "on_config", "PRE_BUILD": "on_pre_build", "FILES": "on_files",
@@ -19,13 +19,13 @@ LISTS = {"CONFIG": "on_config", "PRE_BUILD": "on_pre_build", "FILES": "on_files"
 
 
 def step_functions() -> dict[str, set[str]]:
-    """Event name -> ``module.function`` of every ``on_*`` function in ``scripts/hooks/*.py``
-    other than build.py."""
+    """Event name -> ``module.function`` of every ``on_*`` function in ``scripts/build/*.py``
+    other than hook.py."""
     found: dict[str, set[str]] = {}
-    for path in sorted((ROOT / "scripts" / "hooks").glob("*.py")):
-        if path.stem in ("__init__", "build"):
+    for path in sorted((ROOT / "scripts" / "build").glob("*.py")):
+        if path.stem in ("__init__", "hook"):
             continue
-        module = importlib.import_module(f"scripts.hooks.{path.stem}")
+        module = importlib.import_module(f"scripts.build.{path.stem}")
         for name, fn in vars(module).items():
             own = inspect.isfunction(fn) and fn.__module__ == module.__name__
             if name.startswith("on_") and own:
@@ -43,7 +43,7 @@ def listed() -> dict[str, list[str]]:
 def test_mkdocs_yml_names_build_py_alone():
     text = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
     hooks = yaml.safe_load(text)["hooks"]
-    assert hooks == ["scripts/hooks/build.py"]
+    assert hooks == ["scripts/build/hook.py"]
 
 
 def test_every_step_of_every_module_runs_once_in_its_event():

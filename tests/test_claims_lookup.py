@@ -15,7 +15,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 from torch import nn
 
-from scripts.claim_register import proves
+from tests.claim_register import proves
 from tests.cpu_outcomes import (
     X86_BF16_FLAGS,
     bits,

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from scripts.html_check import Message, check, ensure_checker, messages
-from scripts.markdown_model import ROOT
+from scripts.checks.html_check import Message, check, ensure_checker, messages
+from scripts.commands.markdown_model import ROOT
 
 
 def test_theme_errors_are_told_apart_from_the_sites(tmp_path):

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from scripts.lighthouse_audit import calibrated_multiplier, failing_audits
-from scripts.site import page_slug
+from scripts.checks.lighthouse_audit import calibrated_multiplier, failing_audits
+from scripts.checks.site import page_slug
 
 
 @pytest.mark.parametrize(

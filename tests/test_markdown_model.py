@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from scripts.markdown_model import (
+from scripts.commands.markdown_model import (
     ROOT,
     Heading,
     Include,
@@ -125,7 +125,7 @@ def regex_literals(path: Path) -> list[tuple[int, str]]:
 #: Patterns that look like Markdown but read something else, with the reason.
 NOT_A_PAGE = {
     # pytest-codeblocks' error message for a wrong output, which quotes both outputs in fences
-    ("scripts/torch_matrix_plugin.py", "Expected output"),
+    ("tests/torch_matrix_plugin.py", "Expected output"),
 }
 
 

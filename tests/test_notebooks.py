@@ -21,10 +21,10 @@ import nbformat
 import pytest
 import yaml
 
-from scripts import execute
-from scripts.hooks import notebooks as hook
-from scripts.markdown_model import ROOT
-from scripts.site import build_site, nav_pages
+from scripts.build import execute
+from scripts.build import notebooks as hook
+from scripts.checks.site import build_site, nav_pages
+from scripts.commands.markdown_model import ROOT
 from tests.built_pages import broken_links
 from tests.test_site import first_differences
 
@@ -108,7 +108,7 @@ def test_a_failing_cell_fails_the_site_build(tmp_path):
         "theme": {"name": "material"},
         "nav": [{"Broken": "broken.ipynb"}],
         "plugins": [{"mkdocs-jupyter": jupyter}],
-        "hooks": [str(ROOT / "scripts" / "hooks" / name)
+        "hooks": [str(ROOT / "scripts" / "build" / name)
                   for name in ("execute_stage.py", "notebooks.py")],
     }))
     notebook = {
@@ -165,7 +165,7 @@ def test_the_execute_stage_merges_a_cells_printed_chunks_into_one_output(tmp_pat
     execute stage (``scripts/execute.py``) keeps one output per stream, so two builds give the
     same page, and no execution timestamps. The cell below sends two chunks half a second
     apart; with ``coalesce_streams`` off it gives two outputs (checked when this was written)."""
-    from scripts.execute import execute_notebook
+    from scripts.build.execute import execute_notebook
 
     source, target = tmp_path / "chunks.ipynb", tmp_path / "out" / "chunks.ipynb"
     nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
@@ -180,7 +180,7 @@ def test_the_execute_stage_merges_a_cells_printed_chunks_into_one_output(tmp_pat
 
 @pytest.mark.audit
 def test_a_failing_cell_fails_the_execute_stage_naming_the_notebook(tmp_path):
-    from scripts.execute import NotebookFailed, execute_notebook
+    from scripts.build.execute import NotebookFailed, execute_notebook
 
     source = tmp_path / "broken.ipynb"
     nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
@@ -213,8 +213,8 @@ def test_a_notebook_page_is_dated_like_the_other_pages(site):
     update" comes from scripts/hooks/execute_stage.py, not from git-revision-date-localized: for
     an article, that function gives exactly the plugin's markup; for a notebook, the page shows
     the date of the committed notebook's last commit."""
-    from scripts.hooks.execute_stage import revision_date
-    from scripts.site import html_of
+    from scripts.build.execute_stage import revision_date
+    from scripts.checks.site import html_of
 
     article = html_of(site, "lookup-tables.md").read_text(encoding="utf-8")
     assert revision_date(ROOT / "docs" / "lookup-tables.md") in article
@@ -225,7 +225,7 @@ def test_a_notebook_page_is_dated_like_the_other_pages(site):
 
 def test_prune_spares_what_a_concurrent_build_may_use(tmp_path):
     """Only folders that are unused, finished (no leading dot) and an hour old are deleted."""
-    from scripts.execute import PRUNE_AFTER_S, prune
+    from scripts.build.execute import PRUNE_AFTER_S, prune
 
     names = ["kept", "recent", "old", ".half-written.tmp"]
     for name in names:
@@ -241,7 +241,7 @@ def test_an_article_download_is_made_again_when_its_converter_changes(tmp_path):
     """The key of an article's download covers the code that converts it, not only the page."""
     import shutil
 
-    from scripts.execute import CONVERTER, converter_digest
+    from scripts.build.execute import CONVERTER, converter_digest
 
     for rel in CONVERTER:
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 import re
 
-from scripts.hooks.search_exclude import exclude_code_blocks
-from scripts.site import html_of, nav_pages, page_url_path
+from scripts.build.search_exclude import exclude_code_blocks
+from scripts.checks.site import html_of, nav_pages, page_url_path
 
 CODE_DIV = re.compile(r'<div class="(?:[^"]*\s)?highlight(?:\s[^"]*)?"[^>]*>')
 

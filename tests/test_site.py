@@ -16,8 +16,8 @@ import material
 import pytest
 import yaml
 
-from scripts.markdown_model import ROOT
-from scripts.site import html_of, nav_pages
+from scripts.checks.site import html_of, nav_pages
+from scripts.commands.markdown_model import ROOT
 from tests.built_pages import Scan, broken_links, parsed, scan_html, scanned
 from tests.conftest import build_problems
 
@@ -261,7 +261,7 @@ def test_the_short_answer_comes_first_on_every_article(site):
 
 
 def test_page_facts_share_one_line_after_the_short_answer():
-    from scripts.hooks.page_facts import SEPARATOR, add_fact
+    from scripts.build.page_facts import SEPARATOR, add_fact
 
     page = '<h1>T</h1>\n<p id="claim-x">Answer.</p>\n<p>Next.</p>'
     once = add_fact(page, "<b>verified</b>")
@@ -275,7 +275,7 @@ def test_page_facts_share_one_line_after_the_short_answer():
 
 
 def test_page_facts_go_under_the_title_when_no_paragraph_follows_it():
-    from scripts.hooks.page_facts import SEPARATOR, add_fact
+    from scripts.build.page_facts import SEPARATOR, add_fact
 
     page = "<h1>T</h1><pre>code</pre><p>Later.</p>"
     once = add_fact(page, "<b>verified</b>")
@@ -288,7 +288,7 @@ def test_page_facts_go_under_the_title_when_no_paragraph_follows_it():
 
 
 def test_a_formula_breaks_into_lines_at_top_level_double_backslashes():
-    from scripts.markdown_math import math_block, split_lines
+    from scripts.build.markdown_math import math_block, split_lines
 
     assert split_lines(r"a = b \\ c = \frac{d}{e}") == ["a = b", r"c = \frac{d}{e}"]
     assert split_lines(r"\begin{pmatrix} 1 \\ 2 \end{pmatrix} \\ x") == [
@@ -323,16 +323,18 @@ def test_a_formula_that_cannot_be_converted_fails_the_page():
     """With the site's own Markdown settings (the extensions mkdocs.yml lists), a fence or an
     inline formula latex2mathml cannot read raises MathError instead of being shown as its raw
     text (what pymdownx does with any other exception of a formatter)."""
-    from scripts.markdown_math import MathError
+    from scripts.build.markdown_math import MathError
 
-    md = _site_markdown(["pymdownx.superfences", "pymdownx.inlinehilite", "scripts.markdown_math"])
+    md = _site_markdown([
+        "pymdownx.superfences", "pymdownx.inlinehilite", "scripts.build.markdown_math"])
     assert "<math" in md.convert("```math\n\\frac{1}{2}\n```\n")
     assert "<math" in md.reset().convert("A `#!math x^2` here.\n")
     for broken in ("```math\n\\frac{1}{\n```\n", "A `#!math \\frac{1}{` here.\n"):
         with pytest.raises(MathError, match="cannot convert math"):
             md.reset().convert(broken)
     with pytest.raises(ValueError, match="must come after"):
-        _site_markdown(["scripts.markdown_math", "pymdownx.superfences", "pymdownx.inlinehilite"])
+        _site_markdown([
+            "scripts.build.markdown_math", "pymdownx.superfences", "pymdownx.inlinehilite"])
 
 
 def test_every_anchor_and_table_of_contents_link_resolves(site):

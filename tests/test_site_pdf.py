@@ -21,10 +21,10 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from scripts import site_pdf
-from scripts.hooks.site_pdf import PDF_NAME, STAND_IN, placeholder_pdf
-from scripts.site import BROWSER_INSTALL_HINT, html_of, nav_pages
-from scripts.site_pdf import NavPage
+from scripts.build.pdf_link import PDF_NAME, STAND_IN, placeholder_pdf
+from scripts.checks.site import BROWSER_INSTALL_HINT, html_of, nav_pages
+from scripts.commands import site_pdf
+from scripts.commands.site_pdf import NavPage
 from snippets.figure_style import THEMES
 from tests.built_pages import parsed
 from tests.conftest import build_problems

@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from scripts.markdown_model import ROOT
+from scripts.commands.markdown_model import ROOT
 
 #: Figure modules (``figures.py``, ``figure_style.py``) are drawn by tests/test_figures.py instead.
 SNIPPETS = sorted(

@@ -22,9 +22,9 @@ import pytest
 import yaml
 from bs4 import BeautifulSoup
 
-from scripts.hooks import source_links
-from scripts.markdown_model import ROOT
-from scripts.site import html_of, nav_pages
+from scripts.build import source_links
+from scripts.checks.site import html_of, nav_pages
+from scripts.commands.markdown_model import ROOT
 from tests.built_pages import parsed
 
 CONFIG = yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=yaml.BaseLoader)

@@ -31,10 +31,10 @@ import yaml
 from packaging.version import Version
 from pytest_codeblocks.main import extract_from_file
 
-import scripts.torch_matrix as matrix
-from scripts.matrix_record import block_fingerprint, code_meaning, file_fingerprint
-from scripts.site import build_site
-from scripts.torch_matrix import (
+import scripts.commands.torch_matrix as matrix
+from scripts.build.matrix_record import block_fingerprint, code_meaning, file_fingerprint
+from scripts.checks.site import build_site
+from scripts.commands.torch_matrix import (
     EARLIER_MINORS,
     RECORD,
     ROOT,
@@ -350,7 +350,7 @@ Not a claim:
 """
 
 #: Property tests of the claims on OTHER, read (never imported) by the hook.
-PROPERTY_TESTS = """from scripts.claim_register import proves
+PROPERTY_TESTS = """from tests.claim_register import proves
 
 
 @proves("always-true")
@@ -407,7 +407,7 @@ def test_build_hook_says_what_was_verified_and_notes_a_difference_at_its_block(t
         "site_name": "matrix", "strict": True,
         "nav": [{"Page": "page.md"}, {"Other": "other.md"}],
         "markdown_extensions": ["toc", "attr_list"],
-        "hooks": [str(ROOT / "scripts" / "hooks" / "torch_matrix.py")],
+        "hooks": [str(ROOT / "scripts" / "build" / "matrix_notes.py")],
     }))
     proc = build_site(project, tmp_path / "out")
     assert proc.returncode == 0, proc.stdout[-2000:]
@@ -476,7 +476,7 @@ def test_the_no_onednn_path_switches_onednn_off_in_every_process(tmp_path):
 def test_a_page_counts_the_cpu_paths_its_checks_passed_on(monkeypatch):
     """The facts line names how many CPU paths passed every check of the page, links the
     paths' table, and says on which path a check differs; the details list it."""
-    from scripts.hooks import torch_matrix as hook
+    from scripts.build import matrix_notes as hook
 
     check = hook.Check("docs/a.md::line 3", "block at line 3", "0" * 12, 3)
     failed = _entry("9.2.0", "failed")
@@ -523,7 +523,7 @@ def test_a_note_follows_a_block_or_its_output_inside_an_admonition_or_a_tab():
     closing fence, both indented as the block is; ``offset`` (front matter) shifts the lines."""
     from pytest_codeblocks.main import extract_from_buffer
 
-    from scripts.hooks import torch_matrix as hook
+    from scripts.build import matrix_notes as hook
 
     front = "---\ntitle: T\n---\n"
     first, second = extract_from_buffer(io.StringIO(front + NESTED))
@@ -546,21 +546,21 @@ def test_a_note_follows_a_block_or_its_output_inside_an_admonition_or_a_tab():
 
 def test_the_build_imports_no_markdown_model_for_the_matrix():
     """The hook reads pages with pytest-codeblocks, pymdownx.snippets and markdown-it-py, and the
-    record through scripts.matrix_record: loading it loads no other module of the project."""
-    code = ("import sys; import scripts.hooks.torch_matrix; "
+    record through scripts.build.matrix_record: loading it loads no other module of the project."""
+    code = ("import sys; import scripts.build.matrix_notes; "
             "print(sorted(m for m in sys.modules if m.startswith('scripts')))")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
                          check=True).stdout
     assert json.loads(out.replace("'", '"')) == [
-        "scripts", "scripts.hooks", "scripts.hooks.page_facts", "scripts.hooks.torch_matrix",
-        "scripts.matrix_record"]
+        "scripts", "scripts.build", "scripts.build.matrix_notes", "scripts.build.matrix_record",
+        "scripts.build.page_facts"]
 
 
 def test_a_page_checks_its_blocks_included_snippets_and_claims_proofs(tmp_path, monkeypatch):
     """A page's checks: each Python or shell block (not a ``text`` one), each ``snippets/*.py``
     it includes (once, whatever region; not a ``.out`` file, not an escaped include line), the
     property tests of the claim ids given, in that order."""
-    from scripts.hooks import torch_matrix as hook
+    from scripts.build import matrix_notes as hook
 
     (tmp_path / "docs").mkdir()
     (tmp_path / "snippets").mkdir()

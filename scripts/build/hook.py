@@ -12,34 +12,27 @@ what it depends on. A module that takes part in several events appears in each l
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 from mkdocs.plugins import event_priority
 
-_PROJECT = str(Path(__file__).resolve().parents[2])
-if _PROJECT not in sys.path:
-    sys.path.insert(0, _PROJECT)  # MkDocs loads this file by path; the steps import by name
-
-from scripts.hooks import (  # noqa: E402
-    article_notebooks,
+from scripts.build import (
+    article_downloads,
     code_heights,
     execute_stage,
     figure_links,
     figures,
     glossary,
+    matrix_notes,
     notebooks,
+    pdf_link,
     reproducible,
     search_exclude,
-    site_pdf,
     source_links,
-    torch_matrix,
 )
 
 #: ``on_config``: settings read before anything is built.
 CONFIG = [
     reproducible.on_config,  # SOURCE_DATE_EPOCH, before MkDocs dates any page
-    torch_matrix.on_config,  # the torch matrix's record and the claim register, read once
+    matrix_notes.on_config,  # the torch matrix's record and the claim register, read once
 ]
 #: ``on_pre_build``: the execute stage.
 PRE_BUILD = [
@@ -51,19 +44,19 @@ PRE_BUILD = [
 FILES = [
     execute_stage.on_files,  # notebook pages read their executed copies; downloads added
     figures.on_files,  # every figure's SVG, as the execute stage stored it
-    article_notebooks.on_files,  # each article's notebook (and zip) for download
-    site_pdf.on_files,  # a stand-in for the whole site's PDF (python -m scripts.site_pdf)
+    article_downloads.on_files,  # each article's notebook (and zip) for download
+    pdf_link.on_files,  # a stand-in for the whole site's PDF (python -m scripts.site_pdf)
 ]
 #: ``on_page_markdown``: what a page shows beside its Markdown.
 PAGE_MARKDOWN = [
     execute_stage.on_page_markdown,  # a notebook page's "Last update", from git
-    torch_matrix.on_page_markdown,  # notes at blocks that fail on an earlier PyTorch release
+    matrix_notes.on_page_markdown,  # notes at blocks that fail on an earlier PyTorch release
 ]
 #: ``on_page_content``: each page's HTML, from Markdown's output to the page served.
 PAGE_CONTENT = [
     notebooks.on_page_content,  # notebook cells become Material code blocks: before the code steps
-    torch_matrix.on_page_content,  # the "Verified on" line, right after the page's </h1>
-    article_notebooks.on_page_content,  # the download box, right after </h1>: above that line
+    matrix_notes.on_page_content,  # the "Verified on" line, right after the page's </h1>
+    article_downloads.on_page_content,  # the download box, right after </h1>: above that line
     figure_links.on_page_content,  # each figure a link to its SVG, to open it full size
     glossary.on_page_content,  # tooltips on glossary terms written as inline code
     code_heights.on_page_content,  # each code block's line count (notebook cells included)

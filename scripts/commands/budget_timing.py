@@ -16,8 +16,8 @@ seconds of wall time:
 * ``build``: a cold strict build, ``mkdocs build --strict`` after deleting ``.cache/`` and
   ``site/`` (every figure drawn, notebook executed and, where the tree prints one, the PDF);
 * ``serve first page`` and ``serve page edit``: that tree's own ``python -m
-  scripts.serve_timing --runs 1`` (its own page and figure edits; a baseline without the script
-  cannot be timed this way and the script stops);
+  scripts.commands.serve_timing --runs 1`` (its own page and figure edits; a baseline without
+  the script cannot be timed this way and the script stops);
 * ``suite, empty cache``: ``python -m pytest`` after deleting ``.cache/``, as a fresh clone and
   CI run it; ``suite, nothing changed``: the same command once more.
 
@@ -41,7 +41,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from scripts.markdown_model import ROOT
+from scripts.commands.markdown_model import ROOT
 
 #: What can be timed, in the order each run times it.
 MEASURES = ("build", "serve", "suite")
@@ -69,7 +69,7 @@ def serve_medians(output: str) -> tuple[float, float]:
     ``ValueError`` when the output has no summary line (the run failed)."""
     match = _SERVE_MEDIAN.search(output)
     if match is None:
-        raise ValueError(f"scripts.serve_timing printed no medians:\n{output[-2000:]}")
+        raise ValueError(f"scripts.commands.serve_timing printed no medians:\n{output[-2000:]}")
     return float(match[1]), float(match[2])
 
 
@@ -81,7 +81,8 @@ def measure(what: str, tree: Path) -> dict[str, tuple[float, int]]:
                                    (".cache", "site"))
         return {"build": (seconds, status)}
     if what == "serve":
-        _, status, output = timed([python, "-m", "scripts.serve_timing", "--runs", "1"], tree)
+        _, status, output = timed([python, "-m", "scripts.commands.serve_timing", "--runs", "1"],
+                                  tree)
         first, edit = serve_medians(output)
         return {"serve first page": (first, status), "serve page edit": (edit, status)}
     command = [python, "-m", "pytest", "-q", "-p", "no:cacheprovider"]

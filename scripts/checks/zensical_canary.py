@@ -37,8 +37,8 @@ from pathlib import Path
 
 from bs4 import BeautifulSoup
 
-from scripts.markdown_model import ROOT
-from scripts.site import html_of, nav_pages, site_to_check
+from scripts.checks.site import html_of, nav_pages, site_to_check
+from scripts.commands.markdown_model import ROOT
 
 #: The newest Zensical that installs from the package registry this project uses: 0.0.74 and
 #: later need a ``zensical-ui`` release the registry does not serve (checked 2026-11-25).
@@ -152,8 +152,8 @@ def add_executed_outputs(docs: Path) -> None:
     copy's ``docs``: every figure's SVG at the path its page links, and each notebook replaced by
     its executed copy, outputs included. Zensical runs no hook, but it copies files and could
     render a notebook: what it then loses is what rendering alone would need to learn."""
-    from scripts.execute import run
-    from scripts.hooks.figures import CACHE_DIR, plan_figures
+    from scripts.build.execute import run
+    from scripts.build.figures import CACHE_DIR, plan_figures
 
     copies = run(ROOT).notebooks
     for plan in plan_figures(ROOT):

@@ -1,13 +1,13 @@
 """Math written in LaTeX, rendered to MathML as each page's Markdown is converted.
 
 Pages write block math in a ```` ```math ```` fence and inline math as `` `#!math x^2` ``.
-This module is a Markdown extension (``mkdocs.yml`` lists it as ``scripts.markdown_math``, after
-pymdownx.superfences and pymdownx.inlinehilite): it adds ``math`` to those two extensions as a
+This module is a Markdown extension (``mkdocs.yml`` lists it as ``scripts.build.markdown_math``,
+after pymdownx.superfences and pymdownx.inlinehilite): it adds ``math`` to those two extensions as a
 custom fence and a custom inline, as their own ``custom_fences`` and ``custom_inline`` settings
 would, so that ``mkdocs.yml`` names no Python object and runs no code while it is read. Any engine
 that loads Markdown extensions by name renders the math: MkDocs, ProperDocs, Zensical. The LaTeX is
-converted by latex2mathml into ``<math>`` elements that browsers render natively (MathML Core),
-so no script and no CDN is needed and a page makes no third-party request for its math.
+converted by latex2mathml into ``<math>`` elements that browsers render natively (MathML Core), so
+no script and no CDN is needed and a page makes no third-party request for its math.
 
 A block may hold several lines: ``\\`` at the top level of the LaTeX (outside braces and
 environments) ends one, and each line becomes a display ``<math>`` of its own, stacked, centred.
@@ -101,19 +101,20 @@ class MathExtension(Extension):
     pymdownx.inlinehilite, through their ``extend_super_fences`` and ``extend_custom_inline``.
 
     Raises ``ValueError`` when either extension is not loaded before this one (list
-    ``scripts.markdown_math`` after them under ``markdown_extensions``).
+    ``scripts.build.markdown_math`` after them under ``markdown_extensions``).
     """
 
     def extendMarkdown(self, md: Markdown) -> None:  # noqa: N802 - Python-Markdown's name
         fences = [e for e in md.registeredExtensions if isinstance(e, SuperFencesCodeExtension)]
         spans = md.inlinePatterns["backtick"] if "backtick" in md.inlinePatterns else None
         if not fences or not isinstance(spans, InlineHilitePattern):
-            raise ValueError("scripts.markdown_math must come after pymdownx.superfences and "
+            raise ValueError("scripts.build.markdown_math must come after pymdownx.superfences and "
                              "pymdownx.inlinehilite in markdown_extensions")
         fences[0].extend_super_fences("math", math_block, default_validator, None)
         spans.extend_custom_inline("math", math_inline)
 
 
 def makeExtension(**kwargs) -> MathExtension:  # noqa: N802 - Python-Markdown's name
-    """The extension, as Python-Markdown loads it by module name (``scripts.markdown_math``)."""
+    """The extension, as Python-Markdown loads it by module name
+    (``scripts.build.markdown_math``)."""
     return MathExtension(**kwargs)

@@ -28,7 +28,7 @@ import runpy
 import sys
 from pathlib import Path
 
-from scripts.markdown_model import ROOT, markdown_files, read_fences, run_block
+from scripts.commands.markdown_model import ROOT, markdown_files, read_fences, run_block
 
 # Blocks run in this process; the CUDA build of torch would print Kineto's progress lines
 # (`USDT: ... profiler_start`, `gpuGetDeviceCount failed`) into the terminal whenever one runs

@@ -13,8 +13,8 @@ from pathlib import Path
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
 
-from scripts.article_notebooks import ArticleNotebook, article_notebook, included
-from scripts.hooks.page_facts import add_fact
+from scripts.build.article_notebooks import ArticleNotebook, article_notebook, included
+from scripts.build.page_facts import add_fact
 
 #: Page source (``lookup-tables.md``) -> the folder holding its download (the execute stage's).
 MADE: dict[str, Path] = {}
@@ -44,7 +44,8 @@ def downloads(article: ArticleNotebook) -> dict[str, bytes]:
 
 def sources_digest(root: Path, page: str) -> str:
     """sha256 (hex) of every file the conversion of ``page`` may read: ``docs/<page>``, each file
-    it includes (:func:`scripts.article_notebooks.included`) and everything under ``snippets/``."""
+    it includes (:func:`scripts.build.article_notebooks.included`) and everything under
+    ``snippets/``."""
     text = (root / "docs" / page).read_text(encoding="utf-8")
     paths = {root / "docs" / page, *(root / "snippets").rglob("*"),
              *(root / path for path in included(text, root))}
@@ -74,7 +75,7 @@ def on_files(files, *, config):
 
 def on_page_content(html, *, page, config, files):
     """Put the download link first in the line under an article's title
-    (:func:`scripts.hooks.page_facts.add_fact`). Raises ``PluginError`` if it has no ``<h1>``."""
+    (:func:`scripts.build.page_facts.add_fact`). Raises ``PluginError`` if it has no ``<h1>``."""
     if page.file.src_uri not in MADE:
         return html
     name = next(MADE[page.file.src_uri].iterdir()).name

@@ -27,7 +27,8 @@ import nbformat
 from markdown_it import MarkdownIt
 from pymdownx.snippets import SnippetMissingError, SnippetPreprocessor
 
-ROOT = Path(__file__).resolve().parents[1]
+from scripts import ROOT
+
 #: The folder whose files a notebook may read, relative to the repository root.
 DATA_DIR = "snippets/data"
 #: A content tab or an admonition, or a footnote (``note``), and its body: the indented lines below.

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import yaml
 
-from scripts.markdown_model import ROOT
+from scripts.commands.markdown_model import ROOT
 
 
 def build_site(project: Path, dest: Path, generator: str = "mkdocs", timeout: float = 300,

@@ -31,7 +31,7 @@ from pathlib import Path
 
 import markdown
 
-ROOT = Path(__file__).resolve().parent.parent
+from scripts import ROOT
 
 
 #: Markdown files whose blocks are executed by ``pytest`` (see ``testpaths`` in pyproject.toml).

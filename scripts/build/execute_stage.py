@@ -3,11 +3,11 @@
 MkDocs builds a notebook page from the file its ``File`` points at, and mkdocs-jupyter renders
 that file without running it (``execute: false`` in ``mkdocs.yml``). So:
 
-* ``on_pre_build`` runs the execute stage (:func:`scripts.execute.run`): every figure module and
-  every notebook whose sources changed is drawn or executed, and each article's download made,
-  before any page is rendered; a
-  failing cell fails the build, naming the notebook and the cell (a failing figure, naming the
-  module and the function). ``figures.py`` adds the figures to the site's files. The executed
+* ``on_pre_build`` runs the execute stage (:func:`scripts.build.execute.run`): every figure module
+  and every notebook whose sources changed is drawn or executed, and each article's download made,
+  before any page is rendered; a failing cell fails the build, naming the notebook and the cell (a
+  failing figure, naming the module and the function). ``figures.py`` adds the figures to the site's
+  files. The executed
   copies live in ``.cache/executed/``.
 * ``on_files`` points each notebook page at its executed copy (a ``File`` with the same
   ``src_uri``, so its URL, its place in ``nav`` and its edit link are the committed notebook's)
@@ -21,7 +21,7 @@ that file without running it (``execute: false`` in ``mkdocs.yml``). So:
   plugin excludes notebooks in ``mkdocs.yml``: it would ask git about the executed copy, which git
   does not track).
 * ``on_post_build`` deletes executed copies and article downloads that no build has used for an
-  hour (:func:`scripts.execute.prune`).
+  hour (:func:`scripts.build.execute.prune`).
 """
 
 from __future__ import annotations
@@ -29,7 +29,6 @@ from __future__ import annotations
 import logging
 import os
 import subprocess
-import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -39,11 +38,9 @@ from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
-_PROJECT = str(Path(__file__).resolve().parents[2])
-if _PROJECT not in sys.path:
-    sys.path.insert(0, _PROJECT)
-from scripts import execute  # noqa: E402
-from scripts.hooks import article_notebooks  # noqa: E402
+from scripts import ROOT
+from scripts.build import article_downloads as article_notebooks
+from scripts.build import execute
 
 log = logging.getLogger("mkdocs.hooks.execute_stage")
 
@@ -52,7 +49,7 @@ DATE_META = "git_revision_date_localized"
 
 
 class _Build:
-    root: Path = Path(_PROJECT)
+    root: Path = ROOT
     #: ``notebooks/<name>.ipynb`` -> the folder its executed copy sits under.
     copies: dict[str, Path] = {}
 

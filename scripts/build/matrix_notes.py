@@ -1,9 +1,10 @@
 """Build hook: say on each page which PyTorch releases and CPU kernel paths its checks passed on.
 
-From the torch matrix's record (``snippets/data/torch_matrix.json``, :mod:`scripts.matrix_record`)
-a page gets: in its facts line (:mod:`scripts.hooks.page_facts`) the releases and the number of
-CPU paths on which all its checks passed, with links to what differs or is not yet run; a note
-after each block that fails on an earlier release; the list of those checks at its end.
+From the torch matrix's record (``snippets/data/torch_matrix.json``,
+:mod:`scripts.build.matrix_record`) a page gets: in its facts line (:mod:`scripts.build.page_facts`)
+the releases and the number of CPU paths on which all its checks passed, with links to what differs
+or is not yet run; a note after each block that fails on an earlier release; the list of those
+checks at its end.
 ``docs/claims.md`` gets the claims-by-release table (:data:`CLAIMS_MARKER`) and the CPU paths'
 (:data:`PATHS_MARKER`). The pinned release counts as passed (the test suite runs every check on
 it); a release or path counts a check when the record has a passing run of it as it is today
@@ -20,7 +21,6 @@ import html
 import io
 import logging
 import re
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,11 +32,8 @@ from packaging.version import Version
 from pymdownx.snippets import SnippetPreprocessor
 from pytest_codeblocks.main import extract_from_buffer
 
-_PROJECT = str(Path(__file__).resolve().parents[2])
-if _PROJECT not in sys.path:
-    sys.path.insert(0, _PROJECT)  # a test loads this file alone, by path
-from scripts import matrix_record as record  # noqa: E402
-from scripts.hooks.page_facts import add_fact  # noqa: E402
+from scripts.build import matrix_record as record
+from scripts.build.page_facts import add_fact
 
 log = logging.getLogger("mkdocs.hooks.torch_matrix")
 
@@ -102,7 +99,7 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
 def proofs_in_sources(root: Path) -> dict[str, list[str]]:
     """Claim id -> the tests proving it (``tests/<file>.py::<function>``), read from the
     ``@proves(...)`` decorators of ``root/tests/test_claims_*.py`` without importing them (that
-    would import torch and Hypothesis). Equals :data:`scripts.claim_register.PROOFS` once every
+    would import torch and Hypothesis). Equals :data:`tests.claim_register.PROOFS` once every
     test module is imported (``tests/test_claims_register.py`` checks that). Raises
     ``SyntaxError`` for a test module that does not parse."""
     found: dict[str, list[str]] = {}
@@ -218,7 +215,7 @@ def in_readers_terms(message: str) -> str:
 
 def verified_line(state: Status, paths: Status, paths_href: str | None = None) -> str:
     """What the page's facts line says of the torch matrix (an HTML fragment,
-    :func:`scripts.hooks.page_facts.add_fact`), kept short for a phone: how many checks passed on
+    :func:`scripts.build.page_facts.add_fact`), kept short for a phone: how many checks passed on
     which releases (``state``) and on how many CPU kernel paths (``paths``; ``paths_href`` links
     their table), then a link per kind of difference to the list at the end of the page."""
     parts, links = [], []

@@ -53,7 +53,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from scripts import ROOT
+
 #: Where executed copies are kept, relative to the project.
 CACHE_DIR = Path(".cache") / "executed"
 #: How notebooks are run; part of every key, so changing one runs every notebook again.
@@ -181,7 +182,7 @@ ARTICLES_DIR = Path(".cache") / "articles"
 #: Bumped when what an article's download holds changes without a change to the code below.
 ARTICLES_FORMAT = "articles-2"
 #: The code that turns a page into its download: part of every article's key.
-CONVERTER = ["scripts/article_notebooks.py", "scripts/hooks/article_notebooks.py"]
+CONVERTER = ["scripts/build/article_notebooks.py", "scripts/build/article_downloads.py"]
 #: An unused entry of a cache folder is deleted only when it is older than this (seconds): a
 #: concurrent build (``mkdocs serve`` beside the tests) may be about to read it.
 PRUNE_AFTER_S = 3600
@@ -206,7 +207,7 @@ def article_downloads(root: Path, pages: list[str], site_url: str) -> dict[str, 
     converter's code (:data:`CONVERTER`) and the environment. Raises
     ``mkdocs.exceptions.PluginError`` when a page cannot be converted.
     """
-    from scripts.hooks.article_notebooks import converted_now, sources_digest
+    from scripts.build.article_downloads import converted_now, sources_digest
 
     found, converter = {}, converter_digest(root) if pages else ""
     for page in pages:
@@ -251,9 +252,9 @@ def run(root: Path = ROOT, folder: Path | None = None, docs: Path | None = None,
     key; ``docs`` is the folder of the pages, ``<root>/docs`` by default. The stale notebooks
     run at the same time, each in its own kernel. Raises :class:`NotebookFailed` for the first
     failing notebook (in name order), after all have run, and ``mkdocs.exceptions.PluginError``
-    for a failing figure module (:func:`scripts.hooks.figures.draw_stale`).
+    for a failing figure module (:func:`scripts.build.figures.draw_stale`).
     """
-    from scripts.hooks.figures import draw_stale
+    from scripts.build.figures import draw_stale
 
     folder = folder if folder is not None else root / CACHE_DIR
     docs = docs if docs is not None else root / "docs"
@@ -298,7 +299,7 @@ def main(argv: list[str] | None = None) -> int:
     import yaml
     from mkdocs.exceptions import PluginError
 
-    from scripts.site import nav_pages
+    from scripts.checks.site import nav_pages
 
     config = yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=yaml.BaseLoader)  # noqa: S506
     with tempfile.TemporaryDirectory() as tmp:

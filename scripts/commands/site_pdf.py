@@ -70,11 +70,11 @@ from urllib.parse import urljoin, urlsplit
 
 import yaml
 
-from scripts.execute import environment_fingerprint
-from scripts.hooks.reproducible import last_commit_time
-from scripts.hooks.site_pdf import PDF_NAME
-from scripts.markdown_model import ROOT
-from scripts.site import CHROMIUM, CHROMIUM_ARGS, html_of, page_slug, page_url_path
+from scripts.build.execute import environment_fingerprint
+from scripts.build.pdf_link import PDF_NAME
+from scripts.build.reproducible import last_commit_time
+from scripts.checks.site import CHROMIUM, CHROMIUM_ARGS, html_of, page_slug, page_url_path
+from scripts.commands.markdown_model import ROOT
 
 #: Where finished PDFs are kept between builds, relative to the project.
 CACHE_DIR = Path(".cache") / "pdf"

@@ -18,7 +18,7 @@ requirements are unchanged; ``--reinstall`` rebuilds it) gets ``requirements.txt
 torch pin replaced. There, pytest runs :data:`SELECTION` (every page block, the README's blocks,
 every snippet, every notebook, the API map and the property tests; not the site build, browser,
 figure and Lighthouse tests, whose results do not depend on the torch release) on two workers,
-and :mod:`scripts.torch_matrix_plugin` records each test's outcome.
+and :mod:`tests.torch_matrix_plugin` records each test's outcome.
 
 The record, :data:`RECORD` (committed), holds per release: the release, the ``torch.__version__``
 that ran, the date, the machine (platform, CPU, Python), and for every test id ``passed``,
@@ -63,9 +63,9 @@ from pathlib import Path
 
 from packaging.version import Version
 
-from scripts.matrix_record import RECORD, load_record, recorded  # noqa: F401 (re-exported)
+from scripts import ROOT
+from scripts.build.matrix_record import RECORD, load_record, recorded  # noqa: F401 (re-exported)
 
-ROOT = Path(__file__).resolve().parents[1]
 REQUIREMENTS = ROOT / "requirements.txt"
 #: Where the per-release virtual environments live (gitignored); TORCH_MATRIX_CACHE overrides.
 CACHE = Path(os.environ.get("TORCH_MATRIX_CACHE", ROOT / ".cache" / "torch-matrix"))
@@ -90,7 +90,7 @@ DESELECT = [
 ]
 #: pytest options of every matrix run: two workers, no cache folder written into the checkout,
 #: and each notebook as a test (nbmake; a plain run executes them in a site build instead).
-PYTEST_OPTIONS = ["-p", "no:cacheprovider", "-p", "scripts.torch_matrix_plugin", "--nbmake", "-q",
+PYTEST_OPTIONS = ["-p", "no:cacheprovider", "-p", "tests.torch_matrix_plugin", "--nbmake", "-q",
                   "-n", "2"]
 
 

@@ -28,8 +28,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from scripts.markdown_model import ROOT
-from scripts.site import npm_ci, site_to_check
+from scripts.checks.site import npm_ci, site_to_check
+from scripts.commands.markdown_model import ROOT
 
 VNU_DIR = ROOT / ".ci" / "vnu"
 VNU_JAR = VNU_DIR / "node_modules" / "vnu-jar" / "build" / "dist" / "vnu.jar"

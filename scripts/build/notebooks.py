@@ -33,7 +33,6 @@ import functools
 import html as html_module
 import json
 import posixpath
-import sys
 from pathlib import Path
 
 from bs4 import BeautifulSoup
@@ -42,10 +41,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 
-_PROJECT = str(Path(__file__).resolve().parents[2])
-if _PROJECT not in sys.path:
-    sys.path.insert(0, _PROJECT)  # a test loads this file alone, by path
-from scripts.hooks.page_facts import add_fact  # noqa: E402
+from scripts.build.page_facts import add_fact
 
 
 def _is_notebook(page: Page) -> bool:
@@ -123,7 +119,7 @@ def _restyled(html: str, src_uri: str, toc_ids: tuple[str, ...] = ()) -> Beautif
 
 def download_fact(src_uri: str, data: tuple[tuple[str, str], ...]) -> str:
     """The links to the notebook and its data files, for the line under the page's title (an
-    HTML fragment, :func:`scripts.hooks.page_facts.add_fact`).
+    HTML fragment, :func:`scripts.build.page_facts.add_fact`).
 
     ``src_uri`` is the notebook's (``notebooks/x.ipynb``); ``data`` is one ``(href, label)`` per
     data file, in order.

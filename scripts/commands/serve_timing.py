@@ -35,8 +35,8 @@ import time
 import urllib.request
 from pathlib import Path
 
-from scripts.markdown_model import ROOT
-from scripts.site import page_url_path
+from scripts.checks.site import page_url_path
+from scripts.commands.markdown_model import ROOT
 
 RELOAD = "Reloading browsers"
 

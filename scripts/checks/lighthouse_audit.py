@@ -40,8 +40,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from scripts.markdown_model import ROOT
-from scripts.site import (
+from scripts.checks.site import (
     BROWSER_INSTALL_HINT,
     CHROMIUM,
     CHROMIUM_ARGS,
@@ -52,6 +51,7 @@ from scripts.site import (
     page_url_path,
     serve,
 )
+from scripts.commands.markdown_model import ROOT
 
 LIGHTHOUSE_DIR = ROOT / ".ci" / "lighthouse"
 LIGHTHOUSE = LIGHTHOUSE_DIR / "node_modules" / ".bin" / "lighthouse"

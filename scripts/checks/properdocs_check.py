@@ -13,7 +13,7 @@ mkdocs-jupyter plugin), the same hook API. It installs as its own package and co
 virtual environment and ``mkdocs`` stays what the README names. ``requirements.txt`` pins both.
 
 This check builds the site twice, strictly, at the same time (one build per core): with
-``mkdocs build`` and with ``properdocs build`` (both by :func:`scripts.site.build_site`, with
+``mkdocs build`` and with ``properdocs build`` (both by :func:`scripts.checks.site.build_site`, with
 ``-f mkdocs.yml``). It then compares what a reader gets:
 
 * **pages**: every page of ``nav`` is built by both, and both write the same set of files;
@@ -43,8 +43,8 @@ from urllib.parse import urlsplit
 
 from bs4 import BeautifulSoup
 
-from scripts.markdown_model import ROOT
-from scripts.site import build_site, html_of, nav_pages
+from scripts.checks.site import build_site, html_of, nav_pages
+from scripts.commands.markdown_model import ROOT
 
 #: A log line that ``strict: true`` would count as a warning (colour codes allowed before it).
 WARNING_LINE = re.compile(r"\s*(\x1b\[[0-9;]*m)*WARNING")

@@ -1,11 +1,11 @@
 """The torch matrix's record, read, and the fingerprints it knows a check by.
 
-:mod:`scripts.torch_matrix` writes ``snippets/data/torch_matrix.json`` (it runs the checks on each
-covered PyTorch release and CPU kernel path, :mod:`scripts.torch_matrix_plugin` recording each
-test); the build hook :mod:`scripts.hooks.torch_matrix` only reads it, through this module, so a
-build imports neither the runner nor pytest. A fingerprint says which version of a test's
-material was run, so a record can tell a block that changed since it was run from one that only
-moved: comments, docstrings and whitespace leave it as it is, a changed number does not.
+:mod:`scripts.commands.torch_matrix` writes ``snippets/data/torch_matrix.json`` (it runs the checks
+on each covered PyTorch release and CPU kernel path, :mod:`tests.torch_matrix_plugin` recording each
+test); the build hook :mod:`scripts.build.matrix_notes` only reads it, through this module, so a
+build imports neither the runner nor pytest. A fingerprint says which version of a test's material
+was run, so a record can tell a block that changed since it was run from one that only moved:
+comments, docstrings and whitespace leave it as it is, a changed number does not.
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ import hashlib
 import json
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from scripts import ROOT
+
 #: The committed record of the last matrix run.
 RECORD = ROOT / "snippets" / "data" / "torch_matrix.json"
 

@@ -54,17 +54,11 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
 
-if str(Path(__file__).resolve().parents[2]) not in sys.path:
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from scripts.execute import environment_fingerprint  # noqa: E402
-
-#: The project this hook belongs to. MkDocs loads a hook by its file path, and undoes any change
-#: to ``sys.path`` made while loading it; the pool's workers import this module by name.
-_PROJECT = str(Path(__file__).resolve().parents[2])
+from scripts.build.execute import environment_fingerprint
 
 STYLE_MODULE = "snippets.figure_style"
 #: The module the pool's workers run (this file, imported by its package name).
-WORKER_MODULE = "scripts.hooks.figures"
+WORKER_MODULE = "scripts.build.figures"
 #: Where drawn figures are kept between builds, relative to the project (mkdocs.yml's folder).
 CACHE_DIR = Path(".cache") / "figures"
 #: Bumped when the cache's file format or the drawing code here changes what is stored.
@@ -259,8 +253,6 @@ class _Pool:
 def _pool(scripts: list[Path]) -> ProcessPoolExecutor:
     """The process's worker pool, started on first use: one worker per core, forked from a server
     that has imported this module and what ``scripts`` import."""
-    if _PROJECT not in sys.path:
-        sys.path.insert(0, _PROJECT)  # read by the server process when it starts
     if _Pool.pool is None:
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload([WORKER_MODULE, *_third_party_imports(scripts)])

@@ -20,9 +20,8 @@ import os
 import subprocess
 import sys
 import tempfile
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from scripts import ROOT
 
 #: Run in the child: a build, then the project's modules as JSON on the last line of stdout.
 CHILD = """
