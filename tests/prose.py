@@ -37,7 +37,8 @@ import textstat
 from bs4 import BeautifulSoup
 from mkdocs.utils.meta import get_data
 
-from scripts.commands.markdown_model import ROOT, TOC_EXTENSIONS
+from scripts import ROOT
+from scripts.commands.markdown_model import TOC_EXTENSIONS
 
 #: The pages measured: every Markdown page of the site.
 PAGES = sorted(p.relative_to(ROOT / "docs").as_posix() for p in (ROOT / "docs").glob("*.md"))

@@ -1,4 +1,4 @@
-"""Every article downloads as a notebook that runs (scripts/article_notebooks.py).
+"""Every article downloads as a notebook that runs (scripts/build/article_notebooks.py).
 
 One audit per article (``python -m pytest -m audit``) executes its notebook the way nbmake
 executes a notebook (a Jupyter kernel through nbclient, a failing cell fails the test), in a

@@ -11,7 +11,8 @@ import io
 import pytest
 
 import snippets.benchmarks.lookup_vs_onehot as results
-from scripts.commands.markdown_model import ROOT, read_fences
+from scripts import ROOT
+from scripts.commands.markdown_model import read_fences
 
 PAGE = ROOT / "docs" / "benchmarks.md"
 

@@ -1,5 +1,5 @@
-"""scripts/budget_timing.py: what it reads from the serve timing, how it runs a command in a
-tree, and its table (the timings themselves are never asserted)."""
+"""scripts/commands/budget_timing.py: what it reads from the serve timing, how it runs a command in
+a tree, and its table (the timings themselves are never asserted)."""
 
 from __future__ import annotations
 

@@ -9,8 +9,8 @@ import inspect
 
 import yaml
 
+from scripts import ROOT
 from scripts.build import hook as build
-from scripts.commands.markdown_model import ROOT
 
 #: Each list of build.py and the MkDocs event it serves.
 LISTS = {"CONFIG": "on_config", "PRE_BUILD": "on_pre_build", "FILES": "on_files",

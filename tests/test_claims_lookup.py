@@ -1,6 +1,6 @@
 """Property tests: the forward lookup and its one-hot equivalence, for generated cases.
 
-Each test names the claim ids it proves (see ``scripts/claim_register.py``); "exactly" on a page is
+Each test names the claim ids it proves (see ``tests/claim_register.py``); "exactly" on a page is
 ``torch.equal`` here, and a tolerance is named wherever the page says "to rounding".
 """
 

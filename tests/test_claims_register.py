@@ -15,8 +15,8 @@ import re
 
 import pytest
 
+from scripts import ROOT
 from scripts.build.matrix_notes import proofs_in_sources
-from scripts.commands.markdown_model import ROOT
 from tests.claim_register import CLAIM_ANCHOR, PROOFS, claims_on_pages
 
 MODULES = sorted(

@@ -16,9 +16,9 @@ import pytest
 import yaml
 from bs4 import BeautifulSoup
 
+from scripts import ROOT
 from scripts.build.glossary import first_uses_only, glossary_terms, wrap_code_terms
 from scripts.checks.site import html_of, nav_pages
-from scripts.commands.markdown_model import ROOT
 from tests.built_pages import parsed, scanned
 
 GLOSSARY = ROOT / "snippets" / "glossary.md"

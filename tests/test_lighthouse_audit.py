@@ -1,4 +1,4 @@
-"""The pure parts of the Lighthouse audit (``python -m scripts.lighthouse_audit``), which itself
+"""The pure parts of the Lighthouse audit (``python -m scripts lighthouse-audit``), which itself
 needs Node.js and minutes and so is not part of ``pytest``."""
 
 from __future__ import annotations

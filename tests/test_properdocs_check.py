@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from scripts import ROOT
 from scripts.checks.properdocs_check import (
     build_problems,
     compare_sites,
@@ -16,7 +17,6 @@ from scripts.checks.properdocs_check import (
     is_internal,
 )
 from scripts.checks.site import build_site, nav_pages
-from scripts.commands.markdown_model import ROOT
 
 PAGES = ["index.md", "guide.md"]
 NAMES = ("MkDocs", "ProperDocs")

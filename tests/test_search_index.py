@@ -1,4 +1,4 @@
-"""Code blocks stay out of the search index (``scripts/hooks/search_exclude.py``); the rest of every
+"""Code blocks stay out of the search index (``scripts/build/search_exclude.py``); the rest of every
 page stays in it."""
 
 from __future__ import annotations

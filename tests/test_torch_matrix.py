@@ -1,7 +1,7 @@
 """The torch matrix: its record is well formed, its fingerprints follow meaning, its workflow and
 merge are the local command's code, and the pages say exactly what was verified.
 
-``snippets/data/torch_matrix.json`` is written by ``python -m scripts.torch_matrix`` (here) or by
+``snippets/data/torch_matrix.json`` is written by ``python -m scripts torch-matrix`` (here) or by
 ``.github/workflows/torch-matrix.yml`` (on GitHub's runners, one job per release). The test suite
 runs on the pinned release only, so a check that changed since the matrix ran is not a failure:
 the built page says it is not yet run on the earlier releases. What is tested here:
@@ -50,7 +50,7 @@ WORKFLOW = ROOT / ".github" / "workflows" / "torch-matrix.yml"
 
 @pytest.fixture(scope="module")
 def record() -> dict:
-    assert RECORD.exists(), f"{RECORD.relative_to(ROOT)} is missing: python -m scripts.torch_matrix"
+    assert RECORD.exists(), f"{RECORD.relative_to(ROOT)} is missing: python -m scripts torch-matrix"
     return load_record()
 
 
@@ -58,7 +58,7 @@ def test_record_belongs_to_the_pin_and_covers_the_right_releases(record):
     pinned = pinned_release()
     assert record["pinned"] == pinned, (
         f"the torch matrix record was made for torch {record['pinned']}, but requirements.txt pins "
-        f"{pinned}: run python -m scripts.torch_matrix (or the Torch matrix workflow)"
+        f"{pinned}: run python -m scripts torch-matrix (or the Torch matrix workflow)"
     )
     covered = record["covered"]
     assert covered[0] == pinned and len(covered) == 1 + EARLIER_MINORS, covered
@@ -171,7 +171,7 @@ def test_workflow_runs_one_job_per_covered_release_and_merges_with_the_same_comm
     assert triggers["push"]["branches"] == ["main"]
     assert triggers["schedule"] and "workflow_dispatch" in triggers
     jobs = workflow["jobs"]
-    assert "python -m scripts.torch_matrix --list --json" in _runs(jobs["releases"])
+    assert "python -m scripts torch-matrix --list --json" in _runs(jobs["releases"])
     assert jobs["releases"]["outputs"]["covered"] == "${{ steps.covered.outputs.covered }}"
     run = jobs["run"]
     assert run["needs"] == "releases"
@@ -180,18 +180,18 @@ def test_workflow_runs_one_job_per_covered_release_and_merges_with_the_same_comm
     assert run["strategy"]["fail-fast"] is False
     assert "download.pytorch.org/whl/cpu" in run["env"]["PIP_EXTRA_INDEX_URL"]
     command = " ".join(_runs(run).split())
-    assert "python -m scripts.torch_matrix --release ${{ matrix.release }} --part" in command
+    assert "python -m scripts torch-matrix --release ${{ matrix.release }} --part" in command
     uploads = [s for s in run["steps"] if s.get("uses", "").startswith("actions/upload-artifact")]
     assert uploads and uploads[0]["with"]["path"] == "torch-matrix-part.json"
     paths = jobs["cpu-paths"]
     assert set(paths["strategy"]["matrix"]["runner"]) == {"ubuntu-latest", "ubuntu-24.04-arm"}
     assert paths["runs-on"] == "${{ matrix.runner }}"
-    assert "python -m scripts.torch_matrix --cpu-paths --part torch-matrix-part.json" in _runs(
+    assert "python -m scripts torch-matrix --cpu-paths --part torch-matrix-part.json" in _runs(
         paths)
     merge = jobs["record"]
     assert set(merge["needs"]) == {"releases", "run", "cpu-paths"}
     assert merge["permissions"] == {"contents": "write"}
-    assert "python -m scripts.torch_matrix --merge parts/*/torch-matrix-part.json" in _runs(merge)
+    assert "python -m scripts torch-matrix --merge parts/*/torch-matrix-part.json" in _runs(merge)
     assert f"git add {RECORD.relative_to(ROOT).as_posix()}" in _runs(merge)
 
 

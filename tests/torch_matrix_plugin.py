@@ -1,6 +1,6 @@
 """pytest plugin of the torch matrix: one outcome and one fingerprint per test id, as JSON.
 
-Loaded with ``-p tests.torch_matrix_plugin`` by ``python -m scripts.torch_matrix`` (which runs
+Loaded with ``-p tests.torch_matrix_plugin`` by ``python -m scripts torch-matrix`` (which runs
 the test selection once per covered PyTorch release) and by ``tests/test_torch_matrix.py`` (which
 only collects). With the environment variable ``TORCH_MATRIX_OUT`` set to a file path, the
 controlling pytest process (not an xdist worker) writes there, at the end of the session::

@@ -1,7 +1,7 @@
-"""Build hook: each article downloads as a notebook (``scripts/article_notebooks.py``), linked
-from the line under its title. The execute stage (``scripts/execute.py``) makes each download
-with :func:`converted_now`, keyed by :func:`sources_digest`; :func:`on_files` adds it beside the
-page (``lookup-tables/lookup-tables.ipynb``) and :func:`on_page_content` links it."""
+"""Build hook: each article downloads as a notebook (``scripts/build/article_notebooks.py``), linked
+from the line under its title. The execute stage (``scripts/build/execute.py``) makes each download
+with :func:`converted_now`, keyed by :func:`sources_digest`, and adds it beside the page
+(``lookup-tables/lookup-tables.ipynb``); :func:`on_page_content` links it."""
 
 from __future__ import annotations
 
@@ -11,13 +11,9 @@ import zipfile
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
-from mkdocs.structure.files import File
 
 from scripts.build.article_notebooks import ArticleNotebook, article_notebook, included
 from scripts.build.page_facts import add_fact
-
-#: Page source (``lookup-tables.md``) -> the folder holding its download (the execute stage's).
-MADE: dict[str, Path] = {}
 
 
 def articles(nav: list) -> list[str]:
@@ -63,22 +59,22 @@ def converted_now(page: str, site_url: str, root: Path) -> dict[str, bytes]:
         raise PluginError(f"notebook of {page}: {err}") from err
 
 
-def on_files(files, *, config):
-    """Add each article's download (:data:`MADE`) beside its page, as bytes: as a path, an
-    ``.ipynb`` file would become a page (mkdocs-jupyter's ``on_files`` runs after this one)."""
-    for page in articles(config.nav or []):
-        for path in sorted(MADE[page].iterdir()):
-            files.append(File.generated(config, f"{page.removesuffix('.md')}/{path.name}",
-                                        content=path.read_bytes()))
-    return files
+def download_name(page: str, files) -> str | None:
+    """The file name of ``page``'s download among the site's ``files`` (added by the execute
+    stage, ``scripts/build/execute_stage.py``, beside the page), or ``None`` for a page without
+    one."""
+    folder = page.removesuffix(".md") + "/"
+    return next((f.src_uri.removeprefix(folder) for f in files
+                 if f.generated_by and f.src_uri.startswith(folder)
+                 and f.src_uri.endswith((".ipynb", ".zip"))), None)
 
 
 def on_page_content(html, *, page, config, files):
     """Put the download link first in the line under an article's title
     (:func:`scripts.build.page_facts.add_fact`). Raises ``PluginError`` if it has no ``<h1>``."""
-    if page.file.src_uri not in MADE:
+    name = download_name(page.file.src_uri, files)
+    if name is None:
         return html
-    name = next(MADE[page.file.src_uri].iterdir()).name
     what = "this article as a notebook" + ", with the files it reads" * name.endswith(".zip")
     try:
         return add_fact(html, f'<span class="nb-download">Run it yourself: <a download="" '

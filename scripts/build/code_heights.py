@@ -24,7 +24,7 @@ Until then the build's attribute stands: which blocks overflow depends on the re
 so every block gets it.
 
 It runs on every page's HTML after the notebook step has turned notebook cells into Material
-code blocks (``scripts/hooks/build.py``).
+code blocks (``scripts/build/hook.py``).
 """
 
 from __future__ import annotations

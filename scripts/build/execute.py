@@ -2,17 +2,17 @@
 is rendered.
 
 The figures: every function of each ``snippets/<page>/figures.py``, drawn to SVG in both palettes
-by a pool of worker processes into ``.cache/figures/`` (``scripts/hooks/figures.py``, which
+by a pool of worker processes into ``.cache/figures/`` (``scripts/build/figures.py``, which
 explains the cache; only modules whose sources changed are drawn).
 
 The notebooks: for each ``docs/notebooks/<name>.ipynb`` (committed without outputs) this writes
 an executed copy, outputs included, to ``.cache/executed/<key>/notebooks/<name>.ipynb``. The build
-(``scripts/hooks/execute_stage.py``) calls :func:`run` at the start of every ``mkdocs build``
+(``scripts/build/execute_stage.py``) calls :func:`run` at the start of every ``mkdocs build``
 and ``mkdocs serve`` rebuild and hands these copies to mkdocs-jupyter, which renders them without
 running anything (``execute: false`` in ``mkdocs.yml``); the figures join the site as files.
 Run it alone to execute what is stale::
 
-    python -m scripts.execute          # prints each notebook, executed or reused, and its copy
+    python -m scripts execute          # prints each notebook, executed or reused, and its copy
 
 The key of a copy is the sha256 of everything its outputs can depend on: the notebook, every file
 under the ``data/`` folder beside it (what it reads; it runs with ``docs/notebooks/`` as its
@@ -38,22 +38,19 @@ kernel, all at once (the kernels are processes; the threads here only wait on th
 from __future__ import annotations
 
 import argparse
-import functools
 import hashlib
-import importlib.metadata
 import json
 import os
-import shutil
 import sys
-import sysconfig
 import tempfile
-import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from scripts import ROOT
+from scripts.build.cache import Store, environment_fingerprint
+from scripts.build.figures import draw_stale
 
 #: Where executed copies are kept, relative to the project.
 CACHE_DIR = Path(".cache") / "executed"
@@ -65,29 +62,6 @@ SETTINGS = {"format": "executed-1", "timeout_s": 600, "coalesce_streams": True,
 class NotebookFailed(RuntimeError):
     """A notebook could not be read, a cell raised, or its kernel could not start; the message
     starts with the notebook's file name (``<name>.ipynb``) and ends with the error."""
-
-
-@functools.cache
-def environment_fingerprint() -> str:
-    """The Python version and every distribution installed in this environment's
-    ``site-packages`` (``sysconfig``'s purelib and platlib), as ``name==version``, one per line,
-    each once.
-
-    Part of every cache key (executed notebooks here, figures in ``scripts/hooks/figures.py``): a
-    new pin of torch, matplotlib or anything else can change what a cell or a figure shows. Read
-    once per process (a ``mkdocs serve`` started before a ``pip install`` keeps the old value).
-    Only ``site-packages`` is read, not ``sys.path``: the same in every process of the
-    environment. (``sys.path`` gave other keys in some: started in the project's folder, it holds
-    the editable install's ``embedding_executed.egg-info``; once setuptools is imported, it holds
-    the distributions setuptools vendors.)
-    """
-    paths = sorted({sysconfig.get_paths()[kind] for kind in ("purelib", "platlib")})
-    dists = sorted({
-        f"{d.metadata['Name']}=={d.version}".lower()
-        for d in importlib.metadata.distributions(path=paths)
-        if d.metadata["Name"]
-    })
-    return "\n".join([sys.version, *dists])
 
 
 def notebooks(docs: Path) -> list[Path]:
@@ -130,13 +104,11 @@ def notebook_key(notebook: Path) -> str:
     return h.hexdigest()
 
 
-def execute_notebook(source: Path, target: Path, key: str = "") -> None:
-    """Run ``source`` (an ``.ipynb`` file) in a fresh kernel, in its own folder, and write it with
-    its outputs to ``target`` (atomically: a concurrent reader never sees half a file), with
-    ``key`` in its metadata (``execute_key``): mkdocs-jupyter's cache keys on the copy's bytes,
-    so a new environment, which changes the key, renders the page anew even when the outputs
-    are the same.
-
+def executed(source: Path, key: str = "") -> bytes:
+    """Run ``source`` (an ``.ipynb`` file) in a fresh kernel, in its own folder; return it with its
+    outputs (the bytes ``nbformat.write`` writes), with ``key`` in its metadata (``execute_key``):
+    mkdocs-jupyter's cache keys on the copy's bytes, so a new environment, which changes the key,
+    renders the page anew even when the outputs are the same.
     Raises :class:`NotebookFailed` if a cell raises or the kernel cannot start.
     """
     import nbformat
@@ -171,23 +143,24 @@ def execute_notebook(source: Path, target: Path, key: str = "") -> None:
         raise NotebookFailed(f"{source.name}: {type(error).__name__}: {error}") from error
     if key:
         nb.metadata["execute_key"] = key
+    text = nbformat.writes(nb)
+    return (text if text.endswith("\n") else text + "\n").encode()  # as nbformat.write writes
+
+
+def execute_notebook(source: Path, target: Path, key: str = "") -> None:
+    """:func:`executed` of ``source``, written to ``target`` atomically (a concurrent reader never
+    sees half a file). Raises :class:`NotebookFailed` as :func:`executed` does."""
+    content = executed(source, key)
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    nbformat.write(nb, tmp)
+    tmp.write_bytes(content)
     os.replace(tmp, target)
 
 
-#: Where each article's download (its notebook, or a zip of it and the files it reads) is kept.
-ARTICLES_DIR = Path(".cache") / "articles"
 #: Bumped when what an article's download holds changes without a change to the code below.
 ARTICLES_FORMAT = "articles-2"
 #: The code that turns a page into its download: part of every article's key.
 CONVERTER = ["scripts/build/article_notebooks.py", "scripts/build/article_downloads.py"]
-#: An unused entry of a cache folder is deleted only when it is older than this (seconds): a
-#: concurrent build (``mkdocs serve`` beside the tests) may be about to read it.
-PRUNE_AFTER_S = 3600
-
-
 def converter_digest(root: Path) -> str:
     """sha256 (hex) of :data:`ARTICLES_FORMAT`, the environment and the :data:`CONVERTER`
     files of ``root``."""
@@ -198,7 +171,7 @@ def converter_digest(root: Path) -> str:
 
 
 def article_downloads(root: Path, pages: list[str], site_url: str) -> dict[str, Path]:
-    """Make each article's download (``scripts/hooks/article_notebooks.py``: the article as a
+    """Make each article's download (``scripts/build/article_downloads.py``: the article as a
     notebook, zipped with the files it reads, if any) unless it is kept already; return, for each
     page (``lookup-tables.md``), the folder holding its download file.
 
@@ -207,26 +180,14 @@ def article_downloads(root: Path, pages: list[str], site_url: str) -> dict[str, 
     converter's code (:data:`CONVERTER`) and the environment. Raises
     ``mkdocs.exceptions.PluginError`` when a page cannot be converted.
     """
-    from scripts.build.article_downloads import converted_now, sources_digest
+    from scripts.build.article_downloads import converted_now, sources_digest  # noqa: I001
 
     found, converter = {}, converter_digest(root) if pages else ""
+    store = Store(root, "articles")
     for page in pages:
         digest = hashlib.sha256(
             f"{sources_digest(root, page)}\n{site_url}\n{converter}".encode()).hexdigest()
-        folder = root / ARTICLES_DIR / digest
-        if not folder.is_dir():
-            tmp = folder.with_name(f".{digest}.{os.getpid()}.tmp")
-            tmp.mkdir(parents=True, exist_ok=True)
-            try:
-                for name, content in converted_now(page, site_url, root).items():
-                    (tmp / name).write_bytes(content)
-                os.replace(tmp, folder)  # atomic: a concurrent build never sees half a folder
-            except OSError:
-                pass  # a concurrent build made it first
-            finally:
-                shutil.rmtree(tmp, ignore_errors=True)  # gone if it became the folder
-        os.utime(folder)  # in use: see prune()
-        found[page] = folder
+        found[page] = store.get(digest) or store.put(digest, converted_now(page, site_url, root))
     return found
 
 
@@ -235,11 +196,13 @@ class Made:
     """What the stage made. ``notebooks``: for each notebook's path relative to ``docs/``
     (``notebooks/<name>.ipynb``), the folder its executed copy sits under (the copy is
     ``<folder>/notebooks/<name>.ipynb``) and whether it was executed now (``False``: reused).
-    ``articles``: for each article page, the folder holding its download. The figures are in
-    ``.cache/figures/`` (``scripts/hooks/figures.py``)."""
+    ``articles``: for each article page, the folder holding its download. ``figures``: every
+    figure module's plan (:class:`scripts.build.figures.ScriptPlan`), drawn into
+    ``.cache/figures/``."""
 
     notebooks: dict[str, tuple[Path, bool]]
     articles: dict[str, Path]
+    figures: list = field(default_factory=list)
 
 
 def run(root: Path = ROOT, folder: Path | None = None, docs: Path | None = None,
@@ -254,41 +217,21 @@ def run(root: Path = ROOT, folder: Path | None = None, docs: Path | None = None,
     failing notebook (in name order), after all have run, and ``mkdocs.exceptions.PluginError``
     for a failing figure module (:func:`scripts.build.figures.draw_stale`).
     """
-    from scripts.build.figures import draw_stale
-
-    folder = folder if folder is not None else root / CACHE_DIR
+    store = Store(root, "executed", folder)
     docs = docs if docs is not None else root / "docs"
     plan = {}
     for notebook in notebooks(docs):
         uri = notebook.relative_to(docs).as_posix()
-        plan[uri] = (notebook, folder / notebook_key(notebook))
-    stale = {uri: (nb, base) for uri, (nb, base) in plan.items() if not (base / uri).is_file()}
+        plan[uri] = (notebook, notebook_key(notebook))
+    stale = {uri: (nb, key) for uri, (nb, key) in plan.items() if store.get(key) is None}
     with ThreadPoolExecutor(max_workers=2 + len(stale), thread_name_prefix="execute") as pool:
         figures = pool.submit(draw_stale, root)
         downloads = pool.submit(article_downloads, root, list(articles), site_url)
-        running = {uri: pool.submit(execute_notebook, nb, base / uri, base.name)
-                   for uri, (nb, base) in stale.items()}
+        running = {uri: pool.submit(executed, nb, key) for uri, (nb, key) in stale.items()}
     for uri in sorted(running):
-        running[uri].result()  # raises NotebookFailed
-    for _, base in plan.values():
-        if base.is_dir():
-            os.utime(base)  # in use: see prune()
-    figures.result()
-    return Made({uri: (base, uri in stale) for uri, (nb, base) in plan.items()},
-                downloads.result())
-
-
-def prune(folder: Path, keep: set[Path]) -> None:
-    """Delete the key folders under ``folder`` that are not in ``keep`` (older copies of edited
-    notebooks or articles) and that no build has used for :data:`PRUNE_AFTER_S` seconds (each
-    build touches what it uses; a concurrent build, ``mkdocs serve`` beside ``pytest``, keys
-    its site differently and may be about to read its own). A folder another build is still
-    writing (``.<key>.<pid>.tmp``) is left alone."""
-    now = time.time()
-    for path in folder.iterdir() if folder.is_dir() else []:
-        if (path.is_dir() and path not in keep and not path.name.startswith(".")
-                and now - path.stat().st_mtime > PRUNE_AFTER_S):
-            shutil.rmtree(path, ignore_errors=True)
+        store.put(stale[uri][1], {uri: running[uri].result()})  # raises NotebookFailed
+    return Made({uri: (store.path(key), uri in stale) for uri, (nb, key) in plan.items()},
+                downloads.result(), figures.result())
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -299,13 +242,13 @@ def main(argv: list[str] | None = None) -> int:
     import yaml
     from mkdocs.exceptions import PluginError
 
-    from scripts.checks.site import nav_pages
+    from scripts.build.article_downloads import articles
 
     config = yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=yaml.BaseLoader)  # noqa: S506
     with tempfile.TemporaryDirectory() as tmp:
         try:
             made = run(ROOT, Path(tmp) if args.fresh else None, None,
-                       tuple(nav_pages("Articles")), config.get("site_url") or "/")
+                       tuple(articles(config["nav"])), config.get("site_url") or "/")
         except (NotebookFailed, PluginError) as error:
             print(error, file=sys.stderr)
             return 1

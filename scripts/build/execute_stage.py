@@ -1,4 +1,4 @@
-"""Build steps: the execute stage (``scripts/execute.py``) runs first, then pages render.
+"""Build steps: the execute stage (``scripts/build/execute.py``) runs first, then pages render.
 
 MkDocs builds a notebook page from the file its ``File`` points at, and mkdocs-jupyter renders
 that file without running it (``execute: false`` in ``mkdocs.yml``). So:
@@ -20,8 +20,8 @@ that file without running it (``execute: false`` in ``mkdocs.yml``). So:
   of the committed notebook, in the form git-revision-date-localized gives the other pages (that
   plugin excludes notebooks in ``mkdocs.yml``: it would ask git about the executed copy, which git
   does not track).
-* ``on_post_build`` deletes executed copies and article downloads that no build has used for an
-  hour (:func:`scripts.build.execute.prune`).
+* ``on_post_build`` deletes executed copies, figures and article downloads that no build has
+  used for an hour (:meth:`scripts.build.cache.Store.prune`).
 """
 
 from __future__ import annotations
@@ -39,8 +39,8 @@ from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
 from scripts import ROOT
-from scripts.build import article_downloads as article_notebooks
-from scripts.build import execute
+from scripts.build import article_downloads, execute
+from scripts.build.cache import Store
 
 log = logging.getLogger("mkdocs.hooks.execute_stage")
 
@@ -49,24 +49,23 @@ DATE_META = "git_revision_date_localized"
 
 
 class _Build:
+    """What the execute stage made for the current build (set by :func:`on_pre_build`, read by
+    the other events of this module): the one place a build's state is kept between events."""
+
     root: Path = ROOT
-    #: ``notebooks/<name>.ipynb`` -> the folder its executed copy sits under.
-    copies: dict[str, Path] = {}
+    made: execute.Made = execute.Made({}, {}, [])
 
 
 def on_pre_build(*, config: MkDocsConfig) -> None:
     """Run the execute stage (MkDocs event). Raises ``PluginError`` when a notebook fails."""
     _Build.root = Path(config.config_file_path).resolve().parent
     try:
-        copies = execute.run(_Build.root, None, Path(config.docs_dir),
-                             tuple(article_notebooks.articles(config.nav or [])),
-                             config.site_url or "/")
+        _Build.made = execute.run(_Build.root, None, Path(config.docs_dir),
+                                  tuple(article_downloads.articles(config.nav or [])),
+                                  config.site_url or "/")
     except execute.NotebookFailed as error:
         raise PluginError(f"notebook {error}") from None
-    _Build.copies = {uri: base for uri, (base, _) in copies.notebooks.items()}
-    article_notebooks.MADE.clear()
-    article_notebooks.MADE.update(copies.articles)
-    for uri, (_, now) in copies.notebooks.items():
+    for uri, (_, now) in _Build.made.notebooks.items():
         log.info("notebook %s: %s", uri, "executed" if now else "not executed, nothing changed")
 
 
@@ -79,9 +78,13 @@ def download_uri(src_uri: str) -> str:
 
 
 def on_files(files: Files, *, config: MkDocsConfig) -> Files:
-    """Point notebook pages at their executed copies and add the committed notebooks as
-    downloads (MkDocs event; must run before mkdocs-jupyter's)."""
-    for uri, base in _Build.copies.items():
+    """Add what the execute stage made to the site's files (MkDocs event; must run before
+    mkdocs-jupyter's): notebook pages point at their executed copies, beside each the committed
+    notebook as its download; every figure's SVG, by path; each article's download, as bytes
+    (as a path, an ``.ipynb`` file would become a page). Raises ``PluginError`` for a figure
+    module the stage has not drawn."""
+    made = _Build.made
+    for uri, (base, _) in made.notebooks.items():
         committed = files.get_file_from_path(uri)
         if committed is None:  # not under docs/ (excluded by the configuration)
             continue
@@ -89,6 +92,19 @@ def on_files(files: Files, *, config: MkDocsConfig) -> Files:
         files.append(File(uri, str(base), config.site_dir, config.use_directory_urls))
         files.append(File.generated(config, download_uri(uri),
                                     content=Path(committed.abs_src_path).read_bytes()))
+    figures = Store(_Build.root, "figures")
+    for plan in made.figures:
+        drawn = figures.path(plan.key)
+        if not drawn.is_dir():
+            raise PluginError(f"figure script {plan.rel}: not drawn (the execute stage, "
+                              "python -m scripts execute, draws it)")
+        for svg in sorted(drawn.rglob("*.svg")):
+            uri = svg.relative_to(drawn).as_posix()
+            files.append(File(uri, str(drawn), config.site_dir, config.use_directory_urls))
+    for page, folder in made.articles.items():
+        for path in sorted(folder.iterdir()):
+            files.append(File.generated(config, f"{page.removesuffix('.md')}/{path.name}",
+                                        content=path.read_bytes()))
     return files
 
 
@@ -113,13 +129,15 @@ def revision_date(path: Path) -> str:
 
 def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
     """A notebook page's "Last update", from its committed notebook (MkDocs event)."""
-    if page.file.src_uri in _Build.copies:
+    if page.file.src_uri in _Build.made.notebooks:
         page.meta[DATE_META] = revision_date(Path(config.docs_dir) / page.file.src_uri)
     return markdown
 
 
 def on_post_build(*, config: MkDocsConfig) -> None:
-    """Delete executed copies and article downloads that no page uses any more (MkDocs event)."""
-    folder = _Build.root / execute.CACHE_DIR
-    execute.prune(folder, {*_Build.copies.values(), folder / "rendered"})  # mkdocs-jupyter's
-    execute.prune(_Build.root / execute.ARTICLES_DIR, set(article_notebooks.MADE.values()))
+    """Prune the three stores of the cache (:meth:`scripts.build.cache.Store.prune`): what this
+    build did not use and no build has used for an hour (MkDocs event)."""
+    made, root = _Build.made, _Build.root
+    Store(root, "executed").prune({base.name for base, _ in made.notebooks.values()} | {"rendered"})
+    Store(root, "figures").prune({plan.key for plan in made.figures})
+    Store(root, "articles").prune({folder.name for folder in made.articles.values()})

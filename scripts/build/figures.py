@@ -11,14 +11,14 @@ A page shows a figure with Material's palette suffixes::
     ![alt text](figures/lookup-tables/onehot_selects_rows-light.svg#only-light)
     ![alt text](figures/lookup-tables/onehot_selects_rows-dark.svg#only-dark)
 
-Timing. The execute stage (``scripts/execute.py``), before any page renders, calls
+Timing. The execute stage (``scripts/build/execute.py``), before any page renders, calls
 :func:`draw_stale`: it reads each figure module's ``__all__`` from its source (``ast``, nothing
 imported) and hands the modules not yet drawn to a pool of worker processes, one module per
 task, one worker per core, while the notebooks run in their kernels. The workers fork from a
 server process that has already imported what the figure modules import (torch, matplotlib), so
 that cost is paid once, and the pool outlives a build, so ``mkdocs serve`` redraws an edited
-module without starting one. Rendering only reads: ``on_files`` adds every stored SVG to the
-site's files, by path.
+module without starting one. Rendering only reads: the execute stage's ``on_files``
+(``scripts/build/execute_stage.py``) adds every stored SVG to the site's files, by path.
 
 Cache. A module's SVGs are stored as files,
 ``.cache/figures/<key>/figures/<page>/<name>-<theme>.svg`` (gitignored), and reused by any
@@ -43,21 +43,18 @@ import importlib
 import logging
 import multiprocessing
 import os
-import shutil
 import sys
 import threading
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
-from mkdocs.structure.files import File, Files
 
-from scripts.build.execute import environment_fingerprint
+from scripts.build.cache import Store, environment_fingerprint
 
 STYLE_MODULE = "snippets.figure_style"
-#: The module the pool's workers run (this file, imported by its package name).
+#: The module the pool's server process imports before forking the workers (this file).
 WORKER_MODULE = "scripts.build.figures"
 #: Where drawn figures are kept between builds, relative to the project (mkdocs.yml's folder).
 CACHE_DIR = Path(".cache") / "figures"
@@ -224,22 +221,6 @@ def draw_script(root: str, package: str, rel: str, names: list[str]) -> dict[str
     return rendered
 
 
-# --- the on-disk cache ------------------------------------------------------------------------
-
-
-def store(folder: Path, svgs: dict[str, bytes]) -> None:
-    """Write ``svgs`` (site path -> SVG bytes) under ``folder`` (``.cache/figures/<key>``), all at
-    once: a concurrent build sees the whole folder or none of it."""
-    tmp = folder.with_name(f".{folder.name}.{os.getpid()}.tmp")
-    for uri, svg in svgs.items():
-        (tmp / uri).parent.mkdir(parents=True, exist_ok=True)
-        (tmp / uri).write_bytes(svg)
-    try:
-        os.replace(tmp, folder)
-    except OSError:  # a concurrent build stored the same key first
-        shutil.rmtree(tmp, ignore_errors=True)
-
-
 # --- drawing what is stale (the execute stage) -------------------------------------------------
 
 
@@ -258,8 +239,7 @@ def _pool(scripts: list[Path]) -> ProcessPoolExecutor:
         context.set_forkserver_preload([WORKER_MODULE, *_third_party_imports(scripts)])
         _Pool.pool = ProcessPoolExecutor(max_workers=max(1, os.cpu_count() or 1),
                                           mp_context=context,
-                                          initializer=importlib.import_module(
-                                              WORKER_MODULE)._exit_with,
+                                          initializer=_exit_with,
                                           initargs=(os.getpid(),))
     return _Pool.pool
 
@@ -290,20 +270,18 @@ def draw_stale(root: Path) -> list[ScriptPlan]:
     """Draw every figure module of the project at ``root`` whose SVGs are not in the cache, one
     module per task in the worker pool, and store them there; return every module's plan.
 
-    Part of the execute stage (``scripts/execute.py``), which runs before any page renders.
+    Part of the execute stage (``scripts/build/execute.py``), which runs before any page renders.
     Raises ``PluginError`` naming the module and function when one fails.
     """
     plans = plan_figures(root)
-    folder = root / CACHE_DIR
-    _Build.plans, _Build.folder = plans, folder
-    todo = [plan for plan in plans if not (folder / plan.key).is_dir()]
+    store = Store(root, "figures")
+    todo = [plan for plan in plans if store.get(plan.key) is None]
     if not todo:
         return plans
     log.info("figures: drawing %d module(s) (%d from the cache): %s", len(todo),
              len(plans) - len(todo), ", ".join(p.rel for p in todo))
     pool = _pool(figure_scripts(root))
-    draw = importlib.import_module(WORKER_MODULE).draw_script
-    running = [(plan, pool.submit(draw, str(root), plan.package, plan.rel, plan.names))
+    running = [(plan, pool.submit(draw_script, str(root), plan.package, plan.rel, plan.names))
                for plan in todo]
     for plan, future in running:
         try:
@@ -315,42 +293,5 @@ def draw_stale(root: Path) -> list[ScriptPlan]:
             ) from exc
         if isinstance(result, str):
             raise PluginError(result)
-        store(folder / plan.key, result)
+        store.put(plan.key, result)
     return plans
-
-
-# --- the MkDocs events: rendering reads what the execute stage drew -----------------------------
-
-
-class _Build:
-    """What :func:`draw_stale` planned for the current build."""
-
-    plans: list[ScriptPlan] = []
-    folder: Path | None = None
-
-
-def on_files(files: Files, *, config: MkDocsConfig) -> Files:
-    """Add every figure, as the execute stage stored it, to the site's files (MkDocs event).
-    Raises ``PluginError`` for a module the stage has not drawn."""
-    # The plans of draw_stale, which the execute stage imports by name; MkDocs may have loaded
-    # this file a second time, by path (a test's project names it under ``hooks:``).
-    build = importlib.import_module(WORKER_MODULE)._Build
-    for plan in build.plans:
-        drawn = build.folder / plan.key
-        if not drawn.is_dir():
-            raise PluginError(f"figure script {plan.rel}: not drawn (the execute stage, "
-                              "python -m scripts.execute, draws it)")
-        for svg in sorted(drawn.rglob("*.svg")):
-            uri = svg.relative_to(drawn).as_posix()
-            files.append(File(uri, str(drawn), config.site_dir, config.use_directory_urls))
-    return files
-
-
-def on_post_build(*, config: MkDocsConfig) -> None:
-    """Delete drawn figures that this build did not use: older versions of edited modules
-    (MkDocs event)."""
-    build = importlib.import_module(WORKER_MODULE)._Build
-    used, folder = {plan.key for plan in build.plans}, build.folder
-    for path in folder.iterdir() if folder is not None and folder.is_dir() else []:
-        if path.name not in used and not path.name.startswith("."):
-            shutil.rmtree(path, ignore_errors=True)

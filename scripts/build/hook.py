@@ -19,7 +19,6 @@ from scripts.build import (
     code_heights,
     execute_stage,
     figure_links,
-    figures,
     glossary,
     matrix_notes,
     notebooks,
@@ -42,10 +41,8 @@ PRE_BUILD = [
 #: (see :func:`on_files`): mkdocs-jupyter's must find the notebook pages already pointing at
 #: their executed copies.
 FILES = [
-    execute_stage.on_files,  # notebook pages read their executed copies; downloads added
-    figures.on_files,  # every figure's SVG, as the execute stage stored it
-    article_downloads.on_files,  # each article's notebook (and zip) for download
-    pdf_link.on_files,  # a stand-in for the whole site's PDF (python -m scripts.site_pdf)
+    execute_stage.on_files,  # what the stage made: executed notebooks, figures, downloads
+    pdf_link.on_files,  # a stand-in for the whole site's PDF (python -m scripts site-pdf)
 ]
 #: ``on_page_markdown``: what a page shows beside its Markdown.
 PAGE_MARKDOWN = [
@@ -66,8 +63,7 @@ PAGE_CONTENT = [
 ]
 #: ``on_post_build``: caches pruned.
 POST_BUILD = [
-    figures.on_post_build,  # cached figures this build did not use are deleted
-    execute_stage.on_post_build,  # likewise for executed notebooks
+    execute_stage.on_post_build,  # the cache pruned: one policy for every store
 ]
 
 

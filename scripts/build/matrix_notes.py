@@ -92,7 +92,7 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
     _proofs = proofs_in_sources(_root)
     if not _record.get("releases"):
         log.info("no torch matrix record: pages get no 'Verified' line "
-                 "(python -m scripts.torch_matrix writes it)")
+                 "(python -m scripts torch-matrix writes it)")
     return config
 
 

@@ -1,7 +1,7 @@
 """Build step: the stand-in for the whole site's PDF, ``embedding-executed.pdf``.
 
 The home page links the PDF, so every build holds a file of that name, for its link to validate:
-a one-page PDF saying how the real one is made. ``python -m scripts.site_pdf`` prints the real
+a one-page PDF saying how the real one is made. ``python -m scripts site-pdf`` prints the real
 one from a built site and writes it over this one; the audits and the Pages workflow run it.
 """
 
@@ -13,7 +13,7 @@ from mkdocs.structure.files import File, Files
 #: The PDF's path in the site; ``docs/index.md`` links it.
 PDF_NAME = "embedding-executed.pdf"
 #: What the stand-in says.
-STAND_IN = [f"{PDF_NAME} is printed from a built site by: python -m scripts.site_pdf --site DIR",
+STAND_IN = [f"{PDF_NAME} is printed from a built site by: python -m scripts site-pdf --site DIR",
             "(the published site holds it)."]
 
 

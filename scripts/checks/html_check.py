@@ -2,8 +2,8 @@
 
 Usage (from the repository root; needs Java 11 or newer and Node.js with npm)::
 
-    python -m scripts.html_check                # builds the site first
-    python -m scripts.html_check --site DIR     # checks an existing build
+    python -m scripts html-check                # builds the site first
+    python -m scripts html-check --site DIR     # checks an existing build
 
 The checker is ``vnu.jar`` from the npm package ``vnu-jar``, pinned in ``.ci/vnu/package-lock.json``
 and installed there with ``npm ci`` on first use. It checks every HTML file of the site (errors
@@ -28,8 +28,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from scripts import ROOT
 from scripts.checks.site import npm_ci, site_to_check
-from scripts.commands.markdown_model import ROOT
 
 VNU_DIR = ROOT / ".ci" / "vnu"
 VNU_JAR = VNU_DIR / "node_modules" / "vnu-jar" / "build" / "dist" / "vnu.jar"

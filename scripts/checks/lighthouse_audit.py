@@ -2,7 +2,7 @@
 
 Usage (from the repository root; needs Node.js with npm, and Chromium at /usr/bin/chromium)::
 
-    python -m scripts.lighthouse_audit
+    python -m scripts lighthouse-audit
 
 It builds the site strictly into ``site/``, serves it on 127.0.0.1 (text gzip-compressed, as
 GitHub Pages serves it), runs Lighthouse (pinned in ``.ci/lighthouse/package-lock.json`` and
@@ -40,6 +40,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from scripts import ROOT
 from scripts.checks.site import (
     BROWSER_INSTALL_HINT,
     CHROMIUM,
@@ -51,7 +52,6 @@ from scripts.checks.site import (
     page_url_path,
     serve,
 )
-from scripts.commands.markdown_model import ROOT
 
 LIGHTHOUSE_DIR = ROOT / ".ci" / "lighthouse"
 LIGHTHOUSE = LIGHTHOUSE_DIR / "node_modules" / ".bin" / "lighthouse"

@@ -2,7 +2,7 @@
 
 Usage (from the repository root)::
 
-    python -m scripts.properdocs_check
+    python -m scripts properdocs-check
 
 MkDocs 1.x has had no release since 2024. ProperDocs (https://properdocs.org/) is its continuation
 by its former maintainers, a drop-in replacement for MkDocs 1.6: the same ``mkdocs.yml`` (passed
@@ -43,8 +43,8 @@ from urllib.parse import urlsplit
 
 from bs4 import BeautifulSoup
 
+from scripts import ROOT
 from scripts.checks.site import build_site, html_of, nav_pages
-from scripts.commands.markdown_model import ROOT
 
 #: A log line that ``strict: true`` would count as a warning (colour codes allowed before it).
 WARNING_LINE = re.compile(r"\s*(\x1b\[[0-9;]*m)*WARNING")

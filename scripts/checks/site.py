@@ -1,5 +1,5 @@
 """Building the site and serving it locally, shared by the site tests, the browser test and the
-Lighthouse audit (``python -m scripts.lighthouse_audit``).
+Lighthouse audit (``python -m scripts lighthouse-audit``).
 
 Nothing here is a test; ``tests/conftest.py`` wraps :func:`build_site` in the session fixture
 ``site`` so that the site is built once per ``pytest`` run, whichever tests ask for it.
@@ -21,7 +21,7 @@ from pathlib import Path
 
 import yaml
 
-from scripts.commands.markdown_model import ROOT
+from scripts import ROOT
 
 
 def build_site(project: Path, dest: Path, generator: str = "mkdocs", timeout: float = 300,
@@ -29,8 +29,9 @@ def build_site(project: Path, dest: Path, generator: str = "mkdocs", timeout: fl
     """Run ``<generator> build --strict`` for ``project`` into ``dest``; return the process.
 
     ``generator`` is ``"mkdocs"`` or ``"properdocs"`` (MkDocs' continuation, which reads the same
-    ``mkdocs.yml``: see ``scripts/properdocs_check.py``). Output (stdout and stderr together, text)
-    is in ``.stdout``. ``env`` adds environment variables. Never raises on a failed build; raises
+    ``mkdocs.yml``: see ``scripts/checks/properdocs_check.py``). Output (stdout and stderr together,
+    text) is in ``.stdout``. ``env`` adds environment variables. Never raises on a failed build;
+    raises
     ``subprocess.TimeoutExpired`` after ``timeout`` seconds (a busy machine can need minutes).
     """
     return subprocess.run(

@@ -2,14 +2,14 @@
 
 Usage (from the repository root)::
 
-    python -m scripts.zensical_canary                     # builds with MkDocs too, to compare
-    python -m scripts.zensical_canary --reference DIR     # compare with an existing MkDocs build
+    python -m scripts zensical-canary                     # builds with MkDocs too, to compare
+    python -m scripts zensical-canary --reference DIR     # compare with an existing MkDocs build
 
 Zensical (https://zensical.org/) is the Material team's successor to MkDocs. It reads
 ``mkdocs.yml`` and runs Python-Markdown extensions, but no MkDocs hooks or plugins: no
-mkdocs-jupyter, and nothing of ``scripts/hooks/``. Given the files the execute stage makes, it
-shows the figures, and the math (a Markdown extension, ``scripts/markdown_math.py``), but builds
-no notebook page and none of the lines the hooks add, and says "No issues found". This canary
+mkdocs-jupyter, and nothing of ``scripts/build/``. Given the files the execute stage makes, it
+shows the figures, and the math (a Markdown extension, ``scripts/build/markdown_math.py``), but
+builds no notebook page and none of the lines the hooks add, and says "No issues found". This canary
 makes that visible, page by page, so the day a release renders them is seen too.
 
 It installs :data:`ZENSICAL` (pinned) into its own virtual environment, ``.cache/zensical/venv``,
@@ -37,8 +37,8 @@ from pathlib import Path
 
 from bs4 import BeautifulSoup
 
+from scripts import ROOT
 from scripts.checks.site import html_of, nav_pages, site_to_check
-from scripts.commands.markdown_model import ROOT
 
 #: The newest Zensical that installs from the package registry this project uses: 0.0.74 and
 #: later need a ``zensical-ui`` release the registry does not serve (checked 2026-11-25).
@@ -148,7 +148,7 @@ def ensure_zensical(venv: Path = VENV) -> Path:
 
 
 def add_executed_outputs(docs: Path) -> None:
-    """Put what the execute stage makes (``scripts/execute.py``, run here if stale) into the
+    """Put what the execute stage makes (``scripts/build/execute.py``, run here if stale) into the
     copy's ``docs``: every figure's SVG at the path its page links, and each notebook replaced by
     its executed copy, outputs included. Zensical runs no hook, but it copies files and could
     render a notebook: what it then loses is what rendering alone would need to learn."""

@@ -5,8 +5,8 @@ twice as fast as some others it runs on. What carries from one machine to anothe
 of two revisions measured side by side, so this script times the same things in the checkout and
 in a baseline revision, run after run, and reports each median and their ratio::
 
-    python -m scripts.budget_timing --baseline <rev>                 # 3 runs, everything
-    python -m scripts.budget_timing --baseline <rev> --only build serve --runs 5
+    python -m scripts budget-timing --baseline <rev>                 # 3 runs, everything
+    python -m scripts budget-timing --baseline <rev> --only build serve --runs 5
 
 The baseline is checked out with ``git worktree`` into a temporary folder (removed at the end);
 both trees run with this environment's packages. Each run times, in each tree (which tree goes
@@ -15,8 +15,8 @@ seconds of wall time:
 
 * ``build``: a cold strict build, ``mkdocs build --strict`` after deleting ``.cache/`` and
   ``site/`` (every figure drawn, notebook executed and, where the tree prints one, the PDF);
-* ``serve first page`` and ``serve page edit``: that tree's own ``python -m
-  scripts.commands.serve_timing --runs 1`` (its own page and figure edits; a baseline without
+* ``serve first page`` and ``serve page edit``: that tree's own ``python -m scripts serve-timing
+  --runs 1`` (its own page and figure edits; a baseline without
   the script cannot be timed this way and the script stops);
 * ``suite, empty cache``: ``python -m pytest`` after deleting ``.cache/``, as a fresh clone and
   CI run it; ``suite, nothing changed``: the same command once more.
@@ -41,11 +41,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from scripts.commands.markdown_model import ROOT
+from scripts import ROOT
 
 #: What can be timed, in the order each run times it.
 MEASURES = ("build", "serve", "suite")
-#: The summary line of ``scripts/serve_timing.py``.
+#: The summary line of ``scripts/commands/serve_timing.py``.
 _SERVE_MEDIAN = re.compile(r"^median: first page ([\d.]+) s, page edit ([\d.]+) s", re.M)
 
 
@@ -65,12 +65,20 @@ def timed(command: list[str], tree: Path, clear: tuple[str, ...] = ()) -> tuple[
 
 
 def serve_medians(output: str) -> tuple[float, float]:
-    """(first page, page edit), in seconds, from ``scripts/serve_timing.py``'s output. Raises
-    ``ValueError`` when the output has no summary line (the run failed)."""
+    """(first page, page edit), in seconds, from ``scripts/commands/serve_timing.py``'s output.
+    Raises ``ValueError`` when the output has no summary line (the run failed)."""
     match = _SERVE_MEDIAN.search(output)
     if match is None:
         raise ValueError(f"scripts.commands.serve_timing printed no medians:\n{output[-2000:]}")
     return float(match[1]), float(match[2])
+
+
+def serve_command(tree: Path) -> list[str]:
+    """The serve timing's module and arguments in ``tree``: the subcommand of ``python -m scripts``
+    where the tree has that entry point, else the module of older trees."""
+    if (tree / "scripts" / "__main__.py").is_file():
+        return ["scripts", "serve-timing"]
+    return ["scripts.serve_timing"]
 
 
 def measure(what: str, tree: Path) -> dict[str, tuple[float, int]]:
@@ -81,8 +89,7 @@ def measure(what: str, tree: Path) -> dict[str, tuple[float, int]]:
                                    (".cache", "site"))
         return {"build": (seconds, status)}
     if what == "serve":
-        _, status, output = timed([python, "-m", "scripts.commands.serve_timing", "--runs", "1"],
-                                  tree)
+        _, status, output = timed([python, "-m", *serve_command(tree), "--runs", "1"], tree)
         first, edit = serve_medians(output)
         return {"serve first page": (first, status), "serve page edit": (edit, status)}
     command = [python, "-m", "pytest", "-q", "-p", "no:cacheprovider"]

@@ -2,8 +2,8 @@
 
 Usage (from the repository root)::
 
-    python -m scripts.build_imports            # a strict build into a temporary folder
-    python -m scripts.build_imports --env SITE_PDF=1
+    python -m scripts build-imports            # a strict build into a temporary folder
+    python -m scripts build-imports --env SITE_PDF=1
 
 It runs ``mkdocs build --strict`` in a child process whose exit prints every module in
 ``sys.modules`` loaded from a file of this repository (the virtual environment, ``snippets/``,

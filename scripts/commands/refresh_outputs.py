@@ -3,8 +3,8 @@
 Usage (from the repository root, after a deliberate change — a new PyTorch pin, an edited
 example)::
 
-    python -m scripts.refresh_outputs            # rewrite, then review with `git diff`
-    python -m scripts.refresh_outputs --check    # only report what is stale; exit 1 if anything is
+    python -m scripts refresh-outputs            # rewrite, then review with `git diff`
+    python -m scripts refresh-outputs --check    # only report what is stale; exit 1 if anything is
 
 It rewrites
 
@@ -28,7 +28,8 @@ import runpy
 import sys
 from pathlib import Path
 
-from scripts.commands.markdown_model import ROOT, markdown_files, read_fences, run_block
+from scripts import ROOT
+from scripts.commands.markdown_model import markdown_files, read_fences, run_block
 
 # Blocks run in this process; the CUDA build of torch would print Kineto's progress lines
 # (`USDT: ... profiler_start`, `gpuGetDeviceCount failed`) into the terminal whenever one runs

@@ -3,10 +3,10 @@ figure module.
 
 Usage (from the repository root, with nothing else editing the files it touches)::
 
-    python -m scripts.serve_timing                 # 3 runs, caches in .cache/ as they are
-    python -m scripts.serve_timing --cold          # empty .cache/ before each run
-    python -m scripts.serve_timing --dirty         # mkdocs serve --dirty --no-strict
-    python -m scripts.serve_timing --runs 5 --page docs/sparsity.md \\
+    python -m scripts serve-timing                 # 3 runs, caches in .cache/ as they are
+    python -m scripts serve-timing --cold          # empty .cache/ before each run
+    python -m scripts serve-timing --dirty         # mkdocs serve --dirty --no-strict
+    python -m scripts serve-timing --runs 5 --page docs/sparsity.md \\
         --figures snippets/sparsity/figures.py
 
 Each run starts ``mkdocs serve`` on a free port of 127.0.0.1 and measures, in seconds of wall
@@ -35,8 +35,8 @@ import time
 import urllib.request
 from pathlib import Path
 
+from scripts import ROOT
 from scripts.checks.site import page_url_path
-from scripts.commands.markdown_model import ROOT
 
 RELOAD = "Reloading browsers"
 

@@ -2,24 +2,24 @@
 
 Usage (from the repository root, after ``mkdocs build``)::
 
-    python -m scripts.site_pdf --site site
+    python -m scripts site-pdf --site site
 
 Not part of ``mkdocs build``: the audits (``python -m pytest -m audit``, whose site build runs
 this after it) and the Pages workflow make it; every other build, ``mkdocs serve`` included,
-holds the one-page stand-in of ``scripts/hooks/site_pdf.py``, which this overwrites.
+holds the one-page stand-in of ``scripts/build/pdf_link.py``, which this overwrites.
 
 Every page of ``nav``, in nav order, becomes one section of a single print document: the page's
 content as MkDocs rendered it (what its built page holds between its ``<h1>`` and Material's
 "Last update" line: figures, MathML formulas and highlighted code already in place), under a
 table of contents with a link to each page. Chromium, the one the browser test drives
-(``scripts/site.py``), prints it once through Playwright, with the site's own stylesheets and
+(``scripts/checks/site.py``), prints it once through Playwright, with the site's own stylesheets and
 print rules, an outline (the PDF's bookmarks, from the headings) and tags.
 
 The document is made so that it reads as one (:func:`page_section`):
 
 * every ``id`` of a page is prefixed with the page's slug (``lookup-tables--pitfalls``, the slug
-  of ``scripts/site.py``, which has no ``--``), and so is every reference to one (``href="#…"``,
-  ``for``, ``aria-*``), so ids stay unique;
+  of ``scripts/checks/site.py``, which has no ``--``), and so is every reference to one
+  (``href="#…"``, ``for``, ``aria-*``), so ids stay unique;
 * a link to another page of the site becomes a link inside the document (``#lookup-tables`` or
   ``#lookup-tables--pitfalls``), which Chromium prints as a jump within the PDF; a link to any
   other file of the site (a notebook download, a figure's SVG) points to the published site;
@@ -70,11 +70,11 @@ from urllib.parse import urljoin, urlsplit
 
 import yaml
 
-from scripts.build.execute import environment_fingerprint
+from scripts import ROOT
+from scripts.build.cache import environment_fingerprint
 from scripts.build.pdf_link import PDF_NAME
 from scripts.build.reproducible import last_commit_time
 from scripts.checks.site import CHROMIUM, CHROMIUM_ARGS, html_of, page_slug, page_url_path
-from scripts.commands.markdown_model import ROOT
 
 #: Where finished PDFs are kept between builds, relative to the project.
 CACHE_DIR = Path(".cache") / "pdf"
@@ -122,7 +122,7 @@ PRINT_CSS = """
 """
 
 #: An attribute that names or points to an element, as the site's HTML writes it (always quoted
-#: with ``"``; a quote inside a value or in code text is escaped: see scripts/hooks/notebooks.py).
+#: with ``"``; a quote inside a value or in code text is escaped: see scripts/build/notebooks.py).
 _ATTR = re.compile(
     r'(?<=\s)(id|for|href|xlink:href|src|aria-labelledby|aria-describedby|aria-controls'
     r'|aria-owns)="([^"]*)"'

@@ -2,14 +2,14 @@
 
 Usage, from the repository root (the project's virtual environment active)::
 
-    python -m scripts.torch_matrix                    # every covered release, then the record
-    python -m scripts.torch_matrix --release 2.13.0   # one release (the others stay as recorded)
-    python -m scripts.torch_matrix --list             # covered releases and newer ones; no run
-    python -m scripts.torch_matrix --list --json      # only the covered releases, as JSON
-    python -m scripts.torch_matrix --release 2.13.0 --part p.json  # a part, not the record
-    python -m scripts.torch_matrix --merge a.json b.json           # parts into the record
-    python -m scripts.torch_matrix --cpu-paths                     # the pin on each CPU path
-    python -m scripts.torch_matrix --cpu-paths avx2 --part p.json  # one path, as a part
+    python -m scripts torch-matrix                    # every covered release, then the record
+    python -m scripts torch-matrix --release 2.13.0   # one release (the others stay as recorded)
+    python -m scripts torch-matrix --list             # covered releases and newer ones; no run
+    python -m scripts torch-matrix --list --json      # only the covered releases, as JSON
+    python -m scripts torch-matrix --release 2.13.0 --part p.json  # a part, not the record
+    python -m scripts torch-matrix --merge a.json b.json           # parts into the record
+    python -m scripts torch-matrix --cpu-paths                     # the pin on each CPU path
+    python -m scripts torch-matrix --cpu-paths avx2 --part p.json  # one path, as a part
 
 Covered releases: the one pinned in ``requirements.txt`` and the latest patch of each of the two
 minor releases before it, found on the package registry (``pip index versions torch``). For each,
@@ -70,7 +70,7 @@ REQUIREMENTS = ROOT / "requirements.txt"
 #: Where the per-release virtual environments live (gitignored); TORCH_MATRIX_CACHE overrides.
 CACHE = Path(os.environ.get("TORCH_MATRIX_CACHE", ROOT / ".cache" / "torch-matrix"))
 #: The command that refreshes the record (quoted in messages).
-COMMAND = "python -m scripts.torch_matrix"
+COMMAND = "python -m scripts torch-matrix"
 #: How many minor releases before the pinned one are covered.
 EARLIER_MINORS = 2
 
@@ -539,7 +539,7 @@ def _tell_newer(pinned: str, newer: list[str] | None) -> None:
     elif newer:
         print(f"NEWER torch on the registry than the pin {pinned}: {', '.join(newer)}. To move "
               "to it: change the pin in requirements.txt, install it, then run "
-              f"python -m scripts.refresh_outputs and {COMMAND}.")
+              f"python -m scripts refresh-outputs and {COMMAND}.")
     else:
         print(f"no torch release on the registry is newer than the pin {pinned}")
 
