@@ -545,15 +545,15 @@ def test_a_note_follows_a_block_or_its_output_inside_an_admonition_or_a_tab():
 
 
 def test_the_build_imports_no_markdown_model_for_the_matrix():
-    """The hook reads pages with pytest-codeblocks, pymdownx.snippets and markdown-it-py, and the
+    """The hook reads pages with the build's reader (markdown-it-py) and pymdownx.snippets, and the
     record through scripts.build.matrix_record: loading it loads no other module of the project."""
     code = ("import sys; import scripts.build.matrix_notes; "
             "print(sorted(m for m in sys.modules if m.startswith('scripts')))")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
                          check=True).stdout
     assert json.loads(out.replace("'", '"')) == [
-        "scripts", "scripts.build", "scripts.build.matrix_notes", "scripts.build.matrix_record",
-        "scripts.build.page_facts"]
+        "scripts", "scripts.build", "scripts.build.markdown_blocks", "scripts.build.matrix_notes",
+        "scripts.build.matrix_record", "scripts.build.page_facts"]
 
 
 def test_a_page_checks_its_blocks_included_snippets_and_claims_proofs(tmp_path, monkeypatch):

@@ -19,7 +19,6 @@ import posixpath
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from textwrap import dedent
 
 import jupytext
 import markdown
@@ -28,12 +27,10 @@ from markdown_it import MarkdownIt
 from pymdownx.snippets import SnippetMissingError, SnippetPreprocessor
 
 from scripts import ROOT
+from scripts.build.markdown_blocks import flatten
 
 #: The folder whose files a notebook may read, relative to the repository root.
 DATA_DIR = "snippets/data"
-#: A content tab or an admonition, or a footnote (``note``), and its body: the indented lines below.
-CONTAINER = re.compile(r'^(?:(?P<mark>===|!!!|\?\?\?\+?) *(?P<kind>[\w-]*) *(?:"(?P<title>.*)")?'
-                       r"|(?P<note>\[\^.*))\n(?P<body>(?:(?:    .*)?\n)*)", re.M)
 IMPORT = re.compile(r"^\s*from (snippets[\w.]*) import \(?([\w\s,]+)", re.M)
 #: Rewrites of Markdown cells: dark figures, caption fences and comments go; attribute lists go;
 #: ``#!math`` spans and footnotes become what Jupyter shows.
@@ -56,15 +53,6 @@ class ArticleNotebook:
     def ipynb_bytes(self) -> bytes:
         """The notebook as the bytes of an ``.ipynb`` file (UTF-8 JSON, one trailing newline)."""
         return (nbformat.writes(self.notebook) + "\n").encode("utf-8")
-
-
-def _flat(m: re.Match) -> str:
-    """A tab or an admonition (a match of :data:`CONTAINER`) as a bold title over its dedented
-    body; a footnote as its first line over its dedented body."""
-    kind, title = (m["kind"] or "").capitalize(), m["title"]
-    both = kind and title and m["mark"] != "==="
-    first = m["note"] or (f"**{kind}: {title}**" if both else f"**{title or kind}**")
-    return first + "\n" + dedent(m["body"])
 
 
 def _url(target: str, page: str, site_url: str) -> str:
@@ -146,8 +134,7 @@ def article_notebook(page: str, site_url: str, root: Path = ROOT) -> ArticleNote
     links point to ``site_url`` (``https://…/``). Reads the page and the files it includes and
     uses under ``root``. Raises ``ValueError`` if an included file or region is missing."""
     text = re.sub(r"\A---\n.*?\n---\n", "", (root / "docs" / page).read_text("utf-8"), flags=re.S)
-    while (flat := CONTAINER.sub(_flat, text)) != text:  # once per level of nesting
-        text = flat
+    text = flatten(text)
     lines, tokens = text.split("\n"), MarkdownIt("commonmark").parse(text)
     parts, end, ran = [], len(lines), set()
     for before, token in reversed(list(zip([None, *tokens[:-1]], tokens, strict=True))):

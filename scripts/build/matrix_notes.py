@@ -18,7 +18,6 @@ from __future__ import annotations
 import ast
 import functools
 import html
-import io
 import logging
 import re
 from dataclasses import dataclass
@@ -30,9 +29,9 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.pages import Page
 from packaging.version import Version
 from pymdownx.snippets import SnippetPreprocessor
-from pytest_codeblocks.main import extract_from_buffer
 
 from scripts.build import matrix_record as record
+from scripts.build.markdown_blocks import code_blocks
 from scripts.build.page_facts import add_fact
 
 log = logging.getLogger("mkdocs.hooks.torch_matrix")
@@ -128,7 +127,7 @@ def page_checks(src_uri: str, claims: list[str] = ()) -> list[Check]:
     checks: list[Check] = []
     if path.suffix == ".md":
         text = _source(src_uri)
-        for block in extract_from_buffer(io.StringIO(text)):
+        for block in code_blocks(text):
             if block.syntax in ("python", "sh", "bash"):  # as pytest-codeblocks collects
                 checks.append(Check(f"{rel}::line {block.lineno}", f"block at line {block.lineno}",
                                     record.block_fingerprint(block.code, block.expected_output),
