@@ -1,4 +1,4 @@
-"""Code blocks stay out of the search index (``scripts/build/search_exclude.py``); the rest of every
+"""Code blocks stay out of the search index (``scripts/build/code_heights.py``); the rest of every
 page stays in it."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import re
 
-from scripts.build.search_exclude import exclude_code_blocks
+from scripts.build.code_heights import annotate_code_blocks as exclude_code_blocks
 from scripts.checks.site import html_of, nav_pages, page_url_path
 
 CODE_DIV = re.compile(r'<div class="(?:[^"]*\s)?highlight(?:\s[^"]*)?"[^>]*>')

@@ -1,4 +1,6 @@
-"""Build hook: every code block states its number of lines, so an off-screen block keeps its height.
+"""Build step: one pass over a page's code blocks, which states each one's number of lines (so an
+off-screen block keeps its height), makes it reachable by keyboard and keeps it out of the search
+index.
 
 ``docs/stylesheets/extra.css`` lets the browser skip style and layout of code blocks that are off
 screen (``content-visibility: auto``), which keeps long articles quick to load on a phone. A
@@ -23,6 +25,14 @@ only once it sets a block up, which ``content.lazy`` defers until the block near
 Until then the build's attribute stands: which blocks overflow depends on the reader's screen,
 so every block gets it.
 
+Code blocks also stay out of the search index. Every page loads the whole site's index
+(``search/search_index.json``); code blocks are most of its text and the part a search needs
+least (a block's identifiers are also in the prose and inline code around it, which stay indexed).
+Material's search plugin leaves out any element with a ``data-search-exclude`` attribute
+(Material's "Setting up site search", "Excluding blocks"; ``Parser.handle_starttag`` in
+``material/plugins/search/plugin.py``), which this step puts on every code block's ``<div>``. The
+cost: a word that appears only inside code blocks is not found.
+
 It runs on every page's HTML after the notebook step has turned notebook cells into Material
 code blocks (``scripts/build/hook.py``).
 """
@@ -35,13 +45,13 @@ import re
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.pages import Page
 
-#: A block as Pygments (through pymdownx.highlight) and the notebook hook write it: the opening
-#: ``<div>`` whose classes include ``highlight`` (other attributes may follow; no ``style`` yet),
-#: then its title bar if it has one (``title="…"`` on the fence), then its ``<pre>`` up to the
-#: first ``</pre>`` (a ``</pre>`` in the code is escaped).
+#: A block as Pygments (through pymdownx.highlight) and the notebook step write it: the opening
+#: ``<div>`` whose classes include ``highlight`` (``cls``), its other attributes (``attrs``), then,
+#: unless it is annotated already, its title bar if it has one (``title="…"`` on the fence) and
+#: its ``<pre>`` up to the first ``</pre>`` (a ``</pre>`` in the code is escaped).
 BLOCK = re.compile(
-    r'(?P<open><div class="(?:[^"]*\s)?highlight(?:\s[^"]*)?"(?![^>]*\sstyle=)[^>]*)'
-    r'(?P<rest>>\s*(?:<span class="filename">[^<]*</span>\s*)?(?P<pre><pre\b.*?</pre>))',
+    r'(?P<cls><div class="(?:[^"]*\s)?highlight(?:\s[^"]*)?")(?P<attrs>[^>]*)'
+    r'(?P<rest>>\s*(?:<span class="filename">[^<]*</span>\s*)?(?P<pre><pre\b.*?</pre>))?',
     re.S,
 )
 TAG = re.compile(r"<[^>]+>")
@@ -59,18 +69,24 @@ def count_lines(pre_html: str) -> int:
     return text.removesuffix("\n").count("\n") + 1
 
 
-def add_line_counts(page_html: str) -> str:
-    """``page_html`` (HTML text) with ``style="--code-lines: N"`` on each code block's ``<div>``
-    and ``tabindex="0"`` on its ``<code>``."""
+def annotate_code_blocks(page_html: str) -> str:
+    """``page_html`` (HTML text) with ``data-search-exclude`` on every code block's ``<div>``, and,
+    on a block not annotated yet, ``style="--code-lines: N"`` on its ``<div>`` and ``tabindex="0"``
+    on its ``<code>``. Applying it twice changes nothing more."""
 
     def annotate(match: re.Match) -> str:
-        lines = count_lines(match["pre"])
+        attrs = match["attrs"]
+        exclude = "" if "data-search-exclude" in attrs else " data-search-exclude"
+        if match["pre"] is None or re.search(r"\sstyle=", attrs):
+            return f'{match["cls"]}{exclude}{attrs}{match["rest"] or ""}'
         rest = CODE_OPEN.sub(r'\g<0> tabindex="0"', match["rest"], count=1)
-        return f'{match["open"]} style="--code-lines: {lines}"{rest}'
+        return (f'{match["cls"]}{exclude}{attrs} style="--code-lines: {count_lines(match["pre"])}"'
+                f"{rest}")
 
     return BLOCK.sub(annotate, page_html)
 
 
 def on_page_content(html_: str, *, page: Page, config: MkDocsConfig, files) -> str:
-    """MkDocs hook: annotate the code blocks of every page (Markdown and notebook pages alike)."""
-    return add_line_counts(html_)
+    """MkDocs event: annotate the code blocks of every page (Markdown and notebook pages alike),
+    before the search plugin indexes it."""
+    return annotate_code_blocks(html_)

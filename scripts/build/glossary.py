@@ -17,6 +17,7 @@ and listeners, set up when the page loads).
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 from pathlib import Path
@@ -25,17 +26,27 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.pages import Page
 
+from scripts.build.code_heights import TAG
+
 #: The glossary file, relative to the project root (also in mkdocs.yml's ``auto_append``).
 GLOSSARY = "snippets/glossary.md"
 ABBR = re.compile(r"^\*\[(?P<term>[^\]]+)\]: (?P<definition>.+)$")
 
 
 def glossary_terms(path: Path) -> dict[str, str]:
-    """Term -> definition, from an abbreviations file (``*[term]: definition`` per line).
+    """Term -> definition, from an abbreviations file (``*[term]: definition`` per line), read
+    once per version of the file (:func:`_terms`: once per build, and again in ``mkdocs serve``
+    after an edit).
 
     Raises ``ValueError`` naming the line on any other line (whatever the file holds is appended
     to every page) and on a term defined twice.
     """
+    return dict(_terms(path, path.stat().st_mtime_ns))
+
+
+@functools.lru_cache(maxsize=4)
+def _terms(path: Path, mtime_ns: int) -> tuple[tuple[str, str], ...]:
+    """The (term, definition) pairs of ``path`` as it was at ``mtime_ns``."""
     terms: dict[str, str] = {}
     for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         m = ABBR.match(line)
@@ -44,7 +55,7 @@ def glossary_terms(path: Path) -> dict[str, str]:
         if m["term"] in terms:
             raise ValueError(f"{path.name}:{n}: {m['term']!r} is defined twice")
         terms[m["term"]] = m["definition"]
-    return terms
+    return tuple(terms.items())
 
 
 def wrap_code_terms(page_html: str, terms: dict[str, str]) -> str:
@@ -66,7 +77,6 @@ def wrap_code_terms(page_html: str, terms: dict[str, str]) -> str:
 
 
 ABBR_TAG = re.compile(r'<abbr title="(?P<title>[^"]*)">(?P<inner>.*?)</abbr>', re.S)
-TAG = re.compile(r"<[^>]+>")
 
 
 def first_uses_only(page_html: str) -> str:

@@ -24,7 +24,6 @@ from scripts.build import (
     notebooks,
     pdf_link,
     reproducible,
-    search_exclude,
     source_links,
 )
 
@@ -56,8 +55,7 @@ PAGE_CONTENT = [
     article_downloads.on_page_content,  # the download box, right after </h1>: above that line
     figure_links.on_page_content,  # each figure a link to its SVG, to open it full size
     glossary.on_page_content,  # tooltips on glossary terms written as inline code
-    code_heights.on_page_content,  # each code block's line count (notebook cells included)
-    search_exclude.on_page_content,  # code blocks out of the search index
+    code_heights.on_page_content,  # each code block: line count, keyboard focus, out of search
     source_links.on_page_content,  # snippet titles link to their file: reads the title as text,
     # so it comes after the steps that read a block's opening tag
 ]
