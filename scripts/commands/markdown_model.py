@@ -2,7 +2,8 @@
 
 A page (``docs/*.md``, and ``README.md``) is read into:
 
-* **fences** (:class:`Fence`, :func:`read_fences`, :func:`fence_at`): info string, code, the
+* **fences** (:class:`Fence`, :func:`read_fences`), found by the build's reader (markdown-it-py,
+  ``scripts/build/markdown_blocks.py``): info string, code, the
   marker above it (an expected-output marker, a skip with its reason), the way pytest-codeblocks
   0.18 reads them. It executes only fences whose info string is exactly ``python`` (plus ``sh``
   and ``bash``, run in a shell) and silently skips ```` ```py ````, ```` ```python title="…" ````
@@ -32,6 +33,7 @@ from pathlib import Path
 import markdown
 
 from scripts import ROOT
+from scripts.build.markdown_blocks import tokens
 
 
 #: Markdown files whose blocks are executed by ``pytest`` (see ``testpaths`` in pyproject.toml).
@@ -41,7 +43,6 @@ def markdown_files() -> list[Path]:
     return sorted(ROOT.glob("docs/**/*.md")) + [ROOT / "README.md", ROOT / "CONTRIBUTING.md"]
 
 
-FENCE_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^`\n]*?)[ \t]*$")
 PYTHON_LIKE = re.compile(r"^\{?\s*\.?(python3?|py3?|pycon|ipython3?)\b", re.IGNORECASE)
 SHELL_LIKE = re.compile(r"^(sh|bash|zsh|shell)\b", re.IGNORECASE)
 #: A skip that states its reason, as pytest-codeblocks reads it: <!--pytest.mark.skip(reason="…")-->
@@ -129,49 +130,26 @@ def read_fences(path: Path) -> list[Fence]:
     return fences_of(path.read_text(encoding="utf-8").splitlines(), path)
 
 
-def fence_at(lines: list[str], i: int, path: Path = Path("<markdown>"),
-             before: str = "") -> Fence | None:
-    """The fenced block whose opening fence is ``lines[i]`` (0-based), or ``None`` when that line
-    opens none; ``before`` is the last non-blank line above it. The block's ``end_line`` is its
-    closing fence's 1-based line, so reading goes on at index ``end_line``. Raises
-    ``ValueError`` on a fence that is never closed."""
-    m = FENCE_OPEN.match(lines[i])
-    if not m:
-        return None
-    fence, info, indent = m["fence"], m["info"], m["indent"]
-    body: list[str] = []
-    j = i + 1
-    while j < len(lines):
-        close = FENCE_OPEN.match(lines[j])
-        if (close and not close["info"] and close["fence"][0] == fence[0]
-                and len(close["fence"]) >= len(fence)):
-            break
-        line = lines[j]
-        strip = min(len(indent), len(line) - len(line.lstrip(" ")))
-        body.append(line[strip:])
-        j += 1
-    else:
-        raise ValueError(f"{path}:{i + 1}: fence {fence}{info} is never closed")
-    return Fence(path, i + 1, fence, info, body, before, j + 1, indent)
-
-
 def fences_of(lines: list[str], path: Path = Path("<markdown>")) -> list[Fence]:
-    """All fenced blocks of a Markdown text given as ``lines`` (without line ends), in order;
-    ``path`` only names the text in errors and in each :class:`Fence`. Raises ``ValueError`` on
-    an unclosed fence."""
+    """All fenced blocks of a Markdown text given as ``lines`` (without line ends), in order, as
+    the build's reader finds them (markdown-it-py, containers flattened:
+    :func:`scripts.build.markdown_blocks.tokens`); ``path`` only names the text in errors and in
+    each :class:`Fence`. Raises ``ValueError`` on an unclosed fence."""
     fences: list[Fence] = []
-    before = ""
-    i = 0
-    while i < len(lines):
-        fence = fence_at(lines, i, path, before)
-        if fence is None:
-            if lines[i].strip():
-                before = lines[i].strip()
-            i += 1
+    for token in tokens("\n".join(lines) + "\n"):
+        if token.type != "fence":
             continue
-        fences.append(fence)
-        before = lines[fence.end_line - 1].strip()
-        i = fence.end_line
+        start, end = token.map
+        opening = lines[start]
+        indent = opening[:len(opening) - len(opening.lstrip(" \t"))]
+        info = opening.strip()[len(token.markup):].strip(" \t")
+        closing = lines[end - 1].strip() if end - 1 > start else ""
+        if not (closing.startswith(token.markup) and not closing.strip(token.markup[0])):
+            raise ValueError(f"{path}:{start + 1}: fence {token.markup}{info} is never closed")
+        body = [line[min(len(indent), len(line) - len(line.lstrip(" "))):]
+                for line in lines[start + 1:end - 1]]
+        before = next((line.strip() for line in reversed(lines[:start]) if line.strip()), "")
+        fences.append(Fence(path, start + 1, token.markup, info, body, before, end, indent))
     return fences
 
 
