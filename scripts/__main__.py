@@ -13,10 +13,9 @@ import sys
 
 #: Subcommand -> (module whose ``main(argv)`` runs it, what it does), in the order listed.
 COMMANDS = {
-    # the build
-    "execute": ("scripts.build.execute", "run the execute stage alone: figures, notebooks, "
-                "article downloads"),
     # the contributor's commands
+    "execute": ("scripts.commands.stage", "run the execute stage alone: figures, notebooks, "
+                "article downloads"),
     "refresh-outputs": ("scripts.commands.refresh_outputs", "rewrite every expected output "
                         "from what the code prints now"),
     "serve-timing": ("scripts.commands.serve_timing", "time mkdocs serve: first page and an "

@@ -10,9 +10,7 @@ an executed copy, outputs included, to ``.cache/executed/<key>/notebooks/<name>.
 (``scripts/build/execute_stage.py``) calls :func:`run` at the start of every ``mkdocs build``
 and ``mkdocs serve`` rebuild and hands these copies to mkdocs-jupyter, which renders them without
 running anything (``execute: false`` in ``mkdocs.yml``); the figures join the site as files.
-Run it alone to execute what is stale::
-
-    python -m scripts execute          # prints each notebook, executed or reused, and its copy
+``python -m scripts execute`` runs it alone (``scripts/commands/stage.py``).
 
 The key of a copy is the sha256 of everything its outputs can depend on: the notebook, every file
 under the ``data/`` folder beside it (what it reads; it runs with ``docs/notebooks/`` as its
@@ -37,12 +35,9 @@ kernel, all at once (the kernels are processes; the threads here only wait on th
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import os
-import sys
-import tempfile
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -232,35 +227,3 @@ def run(root: Path = ROOT, folder: Path | None = None, docs: Path | None = None,
         store.put(stale[uri][1], {uri: running[uri].result()})  # raises NotebookFailed
     return Made({uri: (store.path(key), uri in stale) for uri, (nb, key) in plan.items()},
                 downloads.result(), figures.result())
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--fresh", action="store_true",
-                        help="execute every notebook into a temporary folder, whatever is cached")
-    args = parser.parse_args(argv)
-    import yaml
-    from mkdocs.exceptions import PluginError
-
-    from scripts.build.article_downloads import articles
-
-    config = yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=yaml.BaseLoader)  # noqa: S506
-    with tempfile.TemporaryDirectory() as tmp:
-        try:
-            made = run(ROOT, Path(tmp) if args.fresh else None, None,
-                       tuple(articles(config["nav"])), config.get("site_url") or "/")
-        except (NotebookFailed, PluginError) as error:
-            print(error, file=sys.stderr)
-            return 1
-        for uri, (base, now) in made.notebooks.items():
-            where = "(temporary copy)" if args.fresh else (base / uri).relative_to(ROOT)
-            print(f"{'executed' if now else 'reused  '} {uri} -> {where}")
-        for page, folder in made.articles.items():
-            for path in sorted(folder.iterdir()):
-                print(f"download {page} -> {path.relative_to(ROOT)}")
-        print(f"figures  -> {(ROOT / '.cache' / 'figures').relative_to(ROOT)}/")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
