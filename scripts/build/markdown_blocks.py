@@ -47,12 +47,15 @@ def tokens(text: str) -> list:
 @dataclass
 class CodeBlock:
     """A fenced block as pytest-codeblocks collects it: its code, the line of its opening fence
-    (1-based), its info string (``syntax``) and the expected output that follows it, if any."""
+    (1-based), its info string (``syntax``) and the expected output that follows it, if any, with
+    where that output's lines are in the page (``output``: first and end line index, 0-based, and
+    the fence's indentation)."""
 
     code: str
     lineno: int
     syntax: str
     expected_output: str | None = None
+    output: tuple[int, int, str] | None = None
 
 
 def _cut(line: str, indent: int) -> str:
@@ -86,6 +89,7 @@ def code_blocks(text: str) -> list[CodeBlock]:
             code = "".join(_cut(line, indent) for line in lines[start + 1:end - closed])
             if pending in ("expected-output", "expected-output-ignore-whitespace") and found:
                 found[-1].expected_output = code
+                found[-1].output = (start + 1, end - closed, opening[:indent])
             elif pending == "cont" and found:
                 found[-1].code += code
             else:

@@ -29,12 +29,26 @@ import sys
 from pathlib import Path
 
 from scripts import ROOT
-from scripts.commands.markdown_model import markdown_files, read_fences, run_block
+from scripts.build.markdown_blocks import code_blocks
 
 # Blocks run in this process; the CUDA build of torch would print Kineto's progress lines
 # (`USDT: ... profiler_start`, `gpuGetDeviceCount failed`) into the terminal whenever one runs
 # torch.profiler. Levels above USDT (5, the highest) silence them, as in tests/conftest.py.
 os.environ.setdefault("KINETO_LOG_LEVEL", "6")
+
+
+def markdown_files() -> list[Path]:
+    """Every Markdown file under ``docs/`` plus ``README.md`` and ``CONTRIBUTING.md``, sorted,
+    as absolute paths: the pages whose blocks ``pytest`` runs (``testpaths`` in pyproject.toml)."""
+    return sorted(ROOT.glob("docs/**/*.md")) + [ROOT / "README.md", ROOT / "CONTRIBUTING.md"]
+
+
+def run_block(code: str) -> str:
+    """Execute ``code`` as pytest-codeblocks does (fresh globals) and return what it printed."""
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        exec(compile(code, "<markdown block>", "exec"), {"__MODULE__": "__main__"})  # noqa: S102
+    return buf.getvalue()
 
 
 def refresh_markdown(path: Path, write: bool, errors: list[str] | None = None) -> list[str]:
@@ -43,29 +57,29 @@ def refresh_markdown(path: Path, write: bool, errors: list[str] | None = None) -
     A block that raises is reported in ``errors`` (``file:line: ExceptionType: message``) and its
     output left alone; without an ``errors`` list, it raises ``SystemExit`` with that line.
     """
-    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    text = path.read_text(encoding="utf-8")
+    lines = text.splitlines(keepends=True)
+    rel = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
     stale = []
-    fences = read_fences(path)
     # Replace from the bottom up so earlier line numbers stay valid.
-    for n in range(len(fences) - 1, 0, -1):
-        out_fence, code_fence = fences[n], fences[n - 1]
-        if not out_fence.is_expected_output or not code_fence.executed_by_codeblocks:
+    for block in reversed(code_blocks(text)):
+        if block.output is None or block.syntax != "python":
             continue
         try:
-            printed = run_block("\n".join(code_fence.body) + "\n")
+            printed = run_block(block.code)
         except Exception as exc:
-            message = f"{code_fence.where()}: block raised {type(exc).__name__}: {exc}"
+            message = f"{rel}:{block.lineno}: block raised {type(exc).__name__}: {exc}"
             if errors is None:
                 raise SystemExit(message) from exc
             errors.append(message)
             continue
-        current = "".join(ln + "\n" for ln in out_fence.body)
+        start, end, pad = block.output
+        current = "".join(ln[min(len(pad), len(ln) - len(ln.lstrip(" "))):]
+                          for ln in lines[start:end])
         if printed != current:
-            stale.append(out_fence.where())
-            pad = out_fence.indent
-            lines[out_fence.line : out_fence.end_line - 1] = [
-                (pad + ln if ln.strip() else ln) for ln in printed.splitlines(keepends=True)
-            ]
+            stale.append(f"{rel}:{start}")
+            lines[start:end] = [(pad + ln if ln.strip() else ln)
+                                for ln in printed.splitlines(keepends=True)]
     if stale and write:
         path.write_text("".join(lines), encoding="utf-8")
     return stale
