@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from scripts import ROOT
-from scripts.commands.markdown_model import CLAIM_ANCHOR, claim_ids
+from tests.markdown_model import CLAIM_ANCHOR, claim_ids
 
 #: Claim id -> the tests proving it, as ``tests/<file>.py::<function>`` (filled at import time by
 #: :func:`proves`, so the test modules must be imported before it is read).

@@ -1,7 +1,7 @@
 """The prose of the site's pages, measured: sentences, their lengths, short answers, reading ease.
 
 A page (``docs/*.md``) is rendered by Python-Markdown with the extensions that decide its structure
-on the site (:data:`scripts.commands.markdown_model.TOC_EXTENSIONS`, plus ``footnotes``), after
+on the site (:data:`tests.markdown_model.TOC_EXTENSIONS`, plus ``footnotes``), after
 MkDocs' own reader has taken its YAML front matter off (``mkdocs.utils.meta.get_data``). Its *prose*
 is the text of its paragraphs (``<p>``): in the body, in admonitions and collapsed notes, in
 captions and in exercise solutions. Left out: code blocks and math (``<pre>``), tables, lists,
@@ -38,7 +38,7 @@ from bs4 import BeautifulSoup
 from mkdocs.utils.meta import get_data
 
 from scripts import ROOT
-from scripts.commands.markdown_model import TOC_EXTENSIONS
+from tests.markdown_model import TOC_EXTENSIONS
 
 #: The pages measured: every Markdown page of the site.
 PAGES = sorted(p.relative_to(ROOT / "docs").as_posix() for p in (ROOT / "docs").glob("*.md"))

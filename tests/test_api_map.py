@@ -20,7 +20,7 @@ import pytest
 import torch
 
 from scripts import ROOT
-from scripts.commands.markdown_model import heading_ids
+from tests.markdown_model import heading_ids
 
 PAGE = ROOT / "docs" / "api-map.md"
 API_COMMENT = re.compile(r"<!--\s*api:\s*(?P<target>[\w.]+)\s*-->")

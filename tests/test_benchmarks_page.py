@@ -12,7 +12,7 @@ import pytest
 
 import snippets.benchmarks.lookup_vs_onehot as results
 from scripts import ROOT
-from scripts.commands.markdown_model import read_fences
+from tests.markdown_model import read_fences
 
 PAGE = ROOT / "docs" / "benchmarks.md"
 

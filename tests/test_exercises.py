@@ -37,7 +37,7 @@ from pytest_codeblocks.main import extract_from_file
 
 from scripts import ROOT
 from scripts.checks.site import nav_pages
-from scripts.commands.markdown_model import Fence, read_exercises, read_fences
+from tests.markdown_model import Fence, read_exercises, read_fences
 
 MIN_EXERCISES, MAX_EXERCISES = 3, 5
 #: A pytest marker inside an admonition or a tab (indented), e.g. the expected-output marker.

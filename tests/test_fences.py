@@ -19,7 +19,7 @@ import tomllib
 import pytest
 
 from scripts import ROOT
-from scripts.commands.markdown_model import markdown_files, read_fences
+from tests.markdown_model import markdown_files, read_fences
 
 FILES = markdown_files()
 #: The longest line of a page's code: ruff's limit for the project's files, which the print

@@ -1,4 +1,4 @@
-"""The one Markdown model (``scripts/commands/markdown_model.py``): what it reads, and that nothing
+"""The one Markdown model (``tests/markdown_model.py``): what it reads, and that nothing
 else in the repository reads fences, includes or headings with a pattern of its own."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from scripts.commands.markdown_model import (
+from tests.markdown_model import (
     ROOT,
     Heading,
     Include,
@@ -146,7 +146,7 @@ def test_no_second_fence_include_or_heading_pattern_in_the_tree():
     files = [p for folder in ("scripts", "tests", "snippets") for p in (ROOT / folder).rglob("*.py")
              if p.name not in ("markdown_model.py", "test_markdown_model.py")]
     assert not second_parsers(files), (
-        "read pages through scripts/commands/markdown_model.py:\n" +
+        "read pages through tests/markdown_model.py:\n" +
         "\n".join(second_parsers(files)))
 
 

@@ -1,4 +1,5 @@
-"""The site's one Markdown model: every tool, build hook and test reads pages through it.
+"""The tests' model of a page's Markdown, on top of the build's reader (markdown-it-py,
+``scripts/build/markdown_blocks.py``).
 
 A page (``docs/*.md``, and ``README.md``) is read into:
 
@@ -22,9 +23,7 @@ its own (``tests/test_markdown_model.py`` checks that).
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import io
 import re
 import textwrap
 from dataclasses import dataclass, field
@@ -34,15 +33,9 @@ import markdown
 
 from scripts import ROOT
 from scripts.build.markdown_blocks import tokens
-
+from scripts.commands.refresh_outputs import markdown_files, run_block  # noqa: F401 (re-exported)
 
 #: Markdown files whose blocks are executed by ``pytest`` (see ``testpaths`` in pyproject.toml).
-def markdown_files() -> list[Path]:
-    """Every Markdown file under ``docs/`` plus ``README.md`` and ``CONTRIBUTING.md``, sorted,
-    as absolute paths."""
-    return sorted(ROOT.glob("docs/**/*.md")) + [ROOT / "README.md", ROOT / "CONTRIBUTING.md"]
-
-
 PYTHON_LIKE = re.compile(r"^\{?\s*\.?(python3?|py3?|pycon|ipython3?)\b", re.IGNORECASE)
 SHELL_LIKE = re.compile(r"^(sh|bash|zsh|shell)\b", re.IGNORECASE)
 #: A skip that states its reason, as pytest-codeblocks reads it: <!--pytest.mark.skip(reason="…")-->
@@ -359,11 +352,3 @@ def read_exercises(lines: list[str]) -> tuple[list[Exercise], list[str]]:
     if numbers != list(range(1, len(numbers) + 1)):
         problems.append(f"exercises are numbered {numbers}, not 1, 2, 3, …")
     return result, problems
-
-
-def run_block(code: str) -> str:
-    """Execute ``code`` as pytest-codeblocks does (fresh globals) and return what it printed."""
-    buf = io.StringIO()
-    with contextlib.redirect_stdout(buf):
-        exec(compile(code, "<markdown block>", "exec"), {"__MODULE__": "__main__"})  # noqa: S102
-    return buf.getvalue()
