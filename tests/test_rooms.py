@@ -57,6 +57,14 @@ def test_imports_point_one_way():
     assert not wrong, wrong
 
 
+def test_the_project_code_imports_no_test_code():
+    for name, path in modules().items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        found = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
+        found |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+        assert not {m for m in found if m.split(".")[0] == "tests"}, f"{name} imports tests"
+
+
 def test_no_import_circle():
     edges = graph()
     state: dict[str, int] = {}

@@ -20,16 +20,13 @@ that cost is paid once, and the pool outlives a build, so ``mkdocs serve`` redra
 module without starting one. Rendering only reads: the execute stage's ``on_files``
 (``scripts/build/execute_stage.py``) adds every stored SVG to the site's files, by path.
 
-Cache. A module's SVGs are stored as files,
-``.cache/figures/<key>/figures/<page>/<name>-<theme>.svg`` (gitignored), and reused by any
-later build, ``mkdocs build`` or ``mkdocs serve``, whose key is the same; the site's files point
-at them, so nothing is read back into memory. The key is the sha256 of the module's source, of
-every other file under ``snippets/`` except the other pages' figure modules (helpers, snippets
-and data files a figure can read), and of the Python version and installed package versions
-(:func:`environment_fingerprint`). So editing a page redraws nothing, editing one figure module
+Cache. A module's SVGs are one entry of the build's cache (:mod:`scripts.build.cache`, kind
+``figures``), ``<key>/figures/<page>/<name>-<theme>.svg``, which the site's files point at. The key
+is the sha256 of the module's source, of every other file under ``snippets/`` except the other
+pages' figure modules (helpers, snippets and data files a figure can read), and of
+:func:`environment_fingerprint`. So editing a page redraws nothing, editing one figure module
 redraws that module's figures, and editing a helper, a snippet or a data file, or upgrading a
-package, redraws them all. The modules are planned and keyed once per build, by
-:func:`draw_stale`. ``rm -rf .cache`` forgets everything.
+package, redraws them all.
 
 A figure module that fails to import or draw aborts the build with a ``PluginError`` naming the
 module and the function; so does an ``__all__`` that is missing or not a list of names.
