@@ -12,3 +12,9 @@ from pathlib import Path
 
 #: The project's folder (``mkdocs.yml``, ``docs/``, ``snippets/``): the one place it is worked out.
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def root_of(config) -> Path:
+    """The folder of the project a build builds: its ``mkdocs.yml``'s (``config``, MkDocs'
+    configuration). :data:`ROOT` for this site; a test's made-up project has its own."""
+    return Path(config.config_file_path).resolve().parent

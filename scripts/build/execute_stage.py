@@ -38,7 +38,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
-from scripts import ROOT
+from scripts import ROOT, root_of
 from scripts.build import article_downloads, execute
 from scripts.build.cache import Store
 
@@ -58,7 +58,7 @@ class _Build:
 
 def on_pre_build(*, config: MkDocsConfig) -> None:
     """Run the execute stage (MkDocs event). Raises ``PluginError`` when a notebook fails."""
-    _Build.root = Path(config.config_file_path).resolve().parent
+    _Build.root = root_of(config)
     try:
         _Build.made = execute.run(_Build.root, None, Path(config.docs_dir),
                                   tuple(article_downloads.articles(config.nav or [])),

@@ -26,6 +26,7 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.pages import Page
 
+from scripts import root_of
 from scripts.build.code_heights import TAG
 
 #: The glossary file, relative to the project root (also in mkdocs.yml's ``auto_append``).
@@ -98,7 +99,7 @@ def first_uses_only(page_html: str) -> str:
 
 def on_page_content(html_: str, *, page: Page, config: MkDocsConfig, files) -> str:
     """Tooltips for terms written as inline code; one per term and page (MkDocs event)."""
-    path = Path(config.config_file_path).resolve().parent / GLOSSARY
+    path = root_of(config) / GLOSSARY
     try:
         terms = glossary_terms(path)
     except (OSError, ValueError) as err:

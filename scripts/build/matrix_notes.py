@@ -30,6 +30,7 @@ from mkdocs.structure.pages import Page
 from packaging.version import Version
 from pymdownx.snippets import SnippetPreprocessor
 
+from scripts import root_of
 from scripts.build import matrix_record as record
 from scripts.build.markdown_blocks import code_blocks
 from scripts.build.page_facts import add_fact
@@ -85,7 +86,7 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
     """Load the record and the claims' proofs (once per build, so ``mkdocs serve`` shows a
     refreshed record)."""
     global _record, _root, _proofs
-    _root = Path(config.config_file_path).resolve().parent  # the project: pages and record
+    _root = root_of(config)  # the project: pages and record
     _source.cache_clear()
     _record = record.load_record(_root / record.RECORD.relative_to(record.ROOT))
     _proofs = proofs_in_sources(_root)

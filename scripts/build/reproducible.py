@@ -16,6 +16,8 @@ from pathlib import Path
 
 from mkdocs.config.defaults import MkDocsConfig
 
+from scripts import root_of
+
 
 def last_commit_time(project: Path) -> str | None:
     """Seconds since the epoch (a decimal string) of HEAD's commit in ``project``, or None."""
@@ -32,7 +34,7 @@ def last_commit_time(project: Path) -> str | None:
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
     """Set ``SOURCE_DATE_EPOCH`` before MkDocs dates the pages (MkDocs event)."""
     if "SOURCE_DATE_EPOCH" not in os.environ:
-        epoch = last_commit_time(Path(config.config_file_path).resolve().parent)
+        epoch = last_commit_time(root_of(config))
         if epoch is not None:
             os.environ["SOURCE_DATE_EPOCH"] = epoch
     return config

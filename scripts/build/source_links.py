@@ -20,6 +20,8 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.pages import Page
 
+from scripts import root_of
+
 #: A block title that starts with a path under snippets/ (the rest, `` — part``, stays text).
 TITLE = re.compile(r'<span class="filename">(?P<path>snippets/[\w./-]+)(?P<rest>[^<]*)</span>')
 
@@ -58,4 +60,4 @@ def link_titles(page_html: str, config: MkDocsConfig, root: Path) -> str:
 
 def on_page_content(html_: str, *, page: Page, config: MkDocsConfig, files) -> str:
     """Link the snippet titles of every page (MkDocs event)."""
-    return link_titles(html_, config, Path(config.config_file_path).resolve().parent)
+    return link_titles(html_, config, root_of(config))
