@@ -37,6 +37,8 @@ from __future__ import annotations
 import ast
 import hashlib
 import importlib
+import importlib.machinery
+import importlib.util
 import logging
 import multiprocessing
 import os
@@ -171,11 +173,24 @@ def plan_figures(root: Path) -> list[ScriptPlan]:
 
 def _fresh_import(name: str, root: Path):
     """Import ``name`` from the project at ``root`` after dropping every cached module of the
-    ``snippets`` package, so that an edited figure module or style is read again."""
-    sys.path[:] = [str(root), *(p for p in sys.path if p != str(root))]
+    ``snippets`` package, so that an edited figure module or style is read again. The package is
+    loaded from ``root/snippets`` by its path (``sys.path`` is left as it is): its modules and
+    subpackages are found under it."""
     for mod in [m for m in sys.modules if m == "snippets" or m.startswith("snippets.")]:
         del sys.modules[mod]
     importlib.invalidate_caches()
+    folder = root / "snippets"
+    init = folder / "__init__.py"
+    spec = (importlib.util.spec_from_file_location("snippets", init,
+                                                   submodule_search_locations=[str(folder)])
+            if init.is_file() else importlib.machinery.ModuleSpec("snippets", None,
+                                                                  is_package=True))
+    if spec.submodule_search_locations is not None and not init.is_file():
+        spec.submodule_search_locations.append(str(folder))
+    package = importlib.util.module_from_spec(spec)
+    sys.modules["snippets"] = package
+    if spec.loader is not None:
+        spec.loader.exec_module(package)
     return importlib.import_module(name)
 
 
