@@ -99,7 +99,8 @@ def test_one_root_and_no_sys_path_edits():
             assert not re.search(r"^ROOT\s*=", text, re.M), f"{name} works out the root again"
             assert "parents[" not in text, f"{name} works out the root from its own path"
             assert "config_file_path" not in text, f"{name}: use scripts.root_of(config)"
-        assert not re.search(r"sys\.path(\.(insert|append|extend)|\[)", text), f"{name} edits sys.path"
+        edit = re.search(r"sys\.path(\.(insert|append|extend)|\[)", text)
+        assert not edit, f"{name} edits sys.path"
 
 
 def test_every_command_is_a_subcommand():
