@@ -12,7 +12,7 @@ import yaml
 from scripts import ROOT
 from scripts.build import hook as build
 
-#: Each list of build.py and the MkDocs event it serves.
+#: Each list of hook.py and the MkDocs event it serves.
 LISTS = {"CONFIG": "on_config", "PRE_BUILD": "on_pre_build", "FILES": "on_files",
          "PAGE_MARKDOWN": "on_page_markdown", "PAGE_CONTENT": "on_page_content",
          "POST_BUILD": "on_post_build"}
@@ -34,7 +34,7 @@ def step_functions() -> dict[str, set[str]]:
 
 
 def listed() -> dict[str, list[str]]:
-    """Event name -> ``module.function`` of the steps build.py lists for it, in order."""
+    """Event name -> ``module.function`` of the steps hook.py lists for it, in order."""
     return {event: [f"{fn.__module__.rsplit('.', 1)[1]}.{fn.__name__}"
                     for fn in getattr(build, name)]
             for name, event in LISTS.items()}
@@ -51,6 +51,6 @@ def test_every_step_of_every_module_runs_once_in_its_event():
     for event in LISTS.values():
         assert sorted(runs[event]) == sorted(steps.get(event, set())), event
         assert len(runs[event]) == len(set(runs[event])), f"{event}: a step listed twice"
-    assert set(steps) <= set(LISTS.values()), f"events build.py does not handle: {set(steps)}"
-    for event in LISTS.values():  # build.py answers every event it lists steps for
+    assert set(steps) <= set(LISTS.values()), f"events hook.py does not handle: {set(steps)}"
+    for event in LISTS.values():  # hook.py answers every event it lists steps for
         assert callable(getattr(build, event))

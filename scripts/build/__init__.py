@@ -1,2 +1,3 @@
-"""The site's build steps, one module per concern; ``build.py`` is the hook that ``mkdocs.yml``
-names, and runs them in order. Tests import any module by name."""
+"""The build: what ``mkdocs build`` imports, one module per concern. ``hook.py`` is the hook that
+``mkdocs.yml`` names, and runs the steps in order. Nothing here imports the checks, the commands
+or the tests. Tests import any module by name."""

@@ -6,14 +6,14 @@ that file without running it (``execute: false`` in ``mkdocs.yml``). So:
 * ``on_pre_build`` runs the execute stage (:func:`scripts.build.execute.run`): every figure module
   and every notebook whose sources changed is drawn or executed, and each article's download made,
   before any page is rendered; a failing cell fails the build, naming the notebook and the cell (a
-  failing figure, naming the module and the function). ``figures.py`` adds the figures to the site's
-  files. The executed
-  copies live in ``.cache/executed/``.
-* ``on_files`` points each notebook page at its executed copy (a ``File`` with the same
+  failing figure, naming the module and the function). What it makes is kept in the build's cache
+  (:mod:`scripts.build.cache`).
+* ``on_files`` adds what the stage made to the site's files: every figure's SVG, each article's
+  download, and each notebook page pointed at its executed copy (a ``File`` with the same
   ``src_uri``, so its URL, its place in ``nav`` and its edit link are the committed notebook's)
   and adds the committed notebook, without outputs, as the download beside the page
   (``notebooks/<name>/<name>.ipynb``, where the page's download link points). It must run before
-  mkdocs-jupyter's own ``on_files``, which turns ``.ipynb`` files into pages: ``build.py`` gives
+  mkdocs-jupyter's own ``on_files``, which turns ``.ipynb`` files into pages: ``hook.py`` gives
   that event a higher priority (MkDocs' ``event_priority``). The download is a generated file
   (no source path), which mkdocs-jupyter leaves alone.
 * ``on_page_markdown`` gives a notebook page its "Last update" date: the date of the last commit
