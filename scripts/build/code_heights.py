@@ -33,17 +33,14 @@ Material's search plugin leaves out any element with a ``data-search-exclude`` a
 ``material/plugins/search/plugin.py``), which this step puts on every code block's ``<div>``. The
 cost: a word that appears only inside code blocks is not found.
 
-It runs on every page's HTML after the notebook step has turned notebook cells into Material
-code blocks (``scripts/build/hook.py``).
+It runs in the page's one pass (``scripts/build/page_html.py``), after the notebook step has
+turned notebook cells into Material code blocks.
 """
 
 from __future__ import annotations
 
 import html
 import re
-
-from mkdocs.config.defaults import MkDocsConfig
-from mkdocs.structure.pages import Page
 
 #: A block as Pygments (through pymdownx.highlight) and the notebook step write it: the opening
 #: ``<div>`` whose classes include ``highlight`` (``cls``), its other attributes (``attrs``), then,
@@ -69,24 +66,20 @@ def count_lines(pre_html: str) -> int:
     return text.removesuffix("\n").count("\n") + 1
 
 
+def annotate_block(match: re.Match) -> str:
+    """One code block (a match of :data:`BLOCK`) with ``data-search-exclude`` on its ``<div>``,
+    and, when it is not annotated yet, ``style="--code-lines: N"`` on its ``<div>`` and
+    ``tabindex="0"`` on its ``<code>``."""
+    attrs = match["attrs"]
+    exclude = "" if "data-search-exclude" in attrs else " data-search-exclude"
+    if match["pre"] is None or re.search(r"\sstyle=", attrs):
+        return f'{match["cls"]}{exclude}{attrs}{match["rest"] or ""}'
+    rest = CODE_OPEN.sub(r'\g<0> tabindex="0"', match["rest"], count=1)
+    return (f'{match["cls"]}{exclude}{attrs} style="--code-lines: {count_lines(match["pre"])}"'
+            f"{rest}")
+
+
 def annotate_code_blocks(page_html: str) -> str:
-    """``page_html`` (HTML text) with ``data-search-exclude`` on every code block's ``<div>``, and,
-    on a block not annotated yet, ``style="--code-lines: N"`` on its ``<div>`` and ``tabindex="0"``
-    on its ``<code>``. Applying it twice changes nothing more."""
-
-    def annotate(match: re.Match) -> str:
-        attrs = match["attrs"]
-        exclude = "" if "data-search-exclude" in attrs else " data-search-exclude"
-        if match["pre"] is None or re.search(r"\sstyle=", attrs):
-            return f'{match["cls"]}{exclude}{attrs}{match["rest"] or ""}'
-        rest = CODE_OPEN.sub(r'\g<0> tabindex="0"', match["rest"], count=1)
-        return (f'{match["cls"]}{exclude}{attrs} style="--code-lines: {count_lines(match["pre"])}"'
-                f"{rest}")
-
-    return BLOCK.sub(annotate, page_html)
-
-
-def on_page_content(html_: str, *, page: Page, config: MkDocsConfig, files) -> str:
-    """MkDocs event: annotate the code blocks of every page (Markdown and notebook pages alike),
-    before the search plugin indexes it."""
-    return annotate_code_blocks(html_)
+    """``page_html`` (HTML text) with every code block annotated (:func:`annotate_block`).
+    Applying it twice changes nothing more."""
+    return BLOCK.sub(annotate_block, page_html)

@@ -24,7 +24,6 @@ from pathlib import Path
 
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
-from mkdocs.structure.pages import Page
 
 from scripts import root_of
 from scripts.build.code_heights import TAG
@@ -59,49 +58,48 @@ def _terms(path: Path, mtime_ns: int) -> tuple[tuple[str, str], ...]:
     return tuple(terms.items())
 
 
-def wrap_code_terms(page_html: str, terms: dict[str, str]) -> str:
-    """``page_html`` with each inline ``<code>term</code>`` wrapped in ``<abbr title=…>``.
-
-    Only a ``<code>`` without attributes whose whole text is a term, and not right after
-    ``<pre>`` (a code block), is wrapped.
-    """
-    if not terms:
-        return page_html
-    names = "|".join(re.escape(html.escape(t, quote=False)) for t in sorted(terms, key=len)[::-1])
-    pattern = re.compile(rf"(?<!<pre>)<code>(?P<term>{names})</code>")
-
-    def wrap(match: re.Match) -> str:
-        title = html.escape(terms[html.unescape(match["term"])], quote=True)
-        return f'<abbr title="{title}">{match[0]}</abbr>'
-
-    return pattern.sub(wrap, page_html)
-
-
+#: An inline ``<code>`` without attributes, not right after ``<pre>`` (a code block): a term
+#: when its whole text is one.
+CODE_TERM = re.compile(r"(?<!<pre>)<code>(?P<term>[^<]*)</code>")
 ABBR_TAG = re.compile(r'<abbr title="(?P<title>[^"]*)">(?P<inner>.*?)</abbr>', re.S)
 
 
-def first_uses_only(page_html: str) -> str:
-    """``page_html`` with every ``<abbr>`` after the first of the same term unwrapped.
-
-    A term is the ``<abbr>``'s text without tags (``<abbr><code>x</code></abbr>`` is ``x``).
-    """
-    seen: set[str] = set()
-
-    def keep_first(match: re.Match) -> str:
-        term = TAG.sub("", match["inner"])
-        if term in seen:
-            return match["inner"]
-        seen.add(term)
+def wrap_term(match: re.Match, terms: dict[str, str]) -> str:
+    """An inline code (a match of :data:`CODE_TERM`) wrapped in ``<abbr title=…>`` when its text
+    is a term of ``terms``; anything else as it is."""
+    definition = terms.get(html.unescape(match["term"]))
+    if definition is None:
         return match[0]
+    return f'<abbr title="{html.escape(definition, quote=True)}">{match[0]}</abbr>'
 
-    return ABBR_TAG.sub(keep_first, page_html)
+
+def first_use(match: re.Match, seen: set[str]) -> str:
+    """An ``<abbr>`` (a match of :data:`ABBR_TAG`) as it is the first time its term (its text
+    without tags) is met, then unwrapped; ``seen`` holds the terms met so far on the page."""
+    term = TAG.sub("", match["inner"])
+    if term in seen:
+        return match["inner"]
+    seen.add(term)
+    return match[0]
 
 
-def on_page_content(html_: str, *, page: Page, config: MkDocsConfig, files) -> str:
-    """Tooltips for terms written as inline code; one per term and page (MkDocs event)."""
-    path = root_of(config) / GLOSSARY
+def wrap_code_terms(page_html: str, terms: dict[str, str]) -> str:
+    """``page_html`` with each inline ``<code>term</code>`` wrapped in ``<abbr title=…>``
+    (:func:`wrap_term`)."""
+    return CODE_TERM.sub(lambda m: wrap_term(m, terms), page_html)
+
+
+def first_uses_only(page_html: str) -> str:
+    """``page_html`` with every ``<abbr>`` after the first of the same term unwrapped
+    (:func:`first_use`)."""
+    seen: set[str] = set()
+    return ABBR_TAG.sub(lambda m: first_use(m, seen), page_html)
+
+
+def terms_of(config: MkDocsConfig) -> dict[str, str]:
+    """The glossary of the project ``config`` builds (:data:`GLOSSARY`). Raises ``PluginError``
+    when it cannot be read."""
     try:
-        terms = glossary_terms(path)
+        return glossary_terms(root_of(config) / GLOSSARY)
     except (OSError, ValueError) as err:
         raise PluginError(f"glossary: {err}") from err
-    return first_uses_only(wrap_code_terms(html_, terms))

@@ -16,15 +16,12 @@ from mkdocs.plugins import event_priority
 
 from scripts.build import (
     article_downloads,
-    code_heights,
     execute_stage,
-    figure_links,
-    glossary,
     matrix_notes,
     notebooks,
+    page_html,
     pdf_link,
     reproducible,
-    source_links,
 )
 
 #: ``on_config``: settings read before anything is built.
@@ -53,11 +50,8 @@ PAGE_CONTENT = [
     notebooks.on_page_content,  # notebook cells become Material code blocks: before the code steps
     matrix_notes.on_page_content,  # the "Verified on" line, right after the page's </h1>
     article_downloads.on_page_content,  # the download box, right after </h1>: above that line
-    figure_links.on_page_content,  # each figure a link to its SVG, to open it full size
-    glossary.on_page_content,  # tooltips on glossary terms written as inline code
-    code_heights.on_page_content,  # each code block: line count, keyboard focus, out of search
-    source_links.on_page_content,  # snippet titles link to their file: reads the title as text,
-    # so it comes after the steps that read a block's opening tag
+    page_html.on_page_content,  # one pass: code blocks (line count, focus, out of search, snippet
+    # titles linked), figures linked to their SVG, glossary tooltips on first use
 ]
 #: ``on_post_build``: caches pruned.
 POST_BUILD = [

@@ -18,12 +18,9 @@ from pathlib import Path
 
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
-from mkdocs.structure.pages import Page
-
-from scripts import root_of
 
 #: A block title that starts with a path under snippets/ (the rest, `` — part``, stays text).
-TITLE = re.compile(r'<span class="filename">(?P<path>snippets/[\w./-]+)(?P<rest>[^<]*)</span>')
+TITLE = re.compile(r'<span class="filename">(?P<path>snippets/[\w./-]+)(?P<tail>[^<]*)</span>')
 
 
 def blob_url(config: MkDocsConfig, path: str) -> str:
@@ -38,26 +35,17 @@ def blob_url(config: MkDocsConfig, path: str) -> str:
     return f"{config.repo_url.rstrip('/')}/blob/{branch}/{path}"
 
 
+def link_title(match: re.Match, config: MkDocsConfig, root: Path) -> str:
+    """One snippet block's title (a match of :data:`TITLE`) with its path made a link. ``root``
+    is the repository root, where the path must exist. Raises ``PluginError`` naming a path that
+    does not."""
+    path = html.unescape(match["path"])
+    if not (root / path).is_file():
+        raise PluginError(f"a code block's title names {path}, which does not exist")
+    href = html.escape(blob_url(config, path), quote=True)
+    return f'<span class="filename"><a href="{href}">{match["path"]}</a>{match["tail"]}</span>'
+
+
 def link_titles(page_html: str, config: MkDocsConfig, root: Path) -> str:
-    """``page_html`` with each snippet block title's path made a link (see the module docstring).
-
-    ``root`` is the repository root, where each path must exist. Raises ``PluginError`` naming a
-    path that does not.
-    """
-
-    def link(match: re.Match) -> str:
-        path = html.unescape(match["path"])
-        if not (root / path).is_file():
-            raise PluginError(f"a code block's title names {path}, which does not exist")
-        href = html.escape(blob_url(config, path), quote=True)
-        return (
-            f'<span class="filename"><a href="{href}">{match["path"]}</a>'
-            f'{match["rest"]}</span>'
-        )
-
-    return TITLE.sub(link, page_html)
-
-
-def on_page_content(html_: str, *, page: Page, config: MkDocsConfig, files) -> str:
-    """Link the snippet titles of every page (MkDocs event)."""
-    return link_titles(html_, config, root_of(config))
+    """``page_html`` with each snippet block title's path made a link (:func:`link_title`)."""
+    return TITLE.sub(lambda m: link_title(m, config, root), page_html)
