@@ -26,9 +26,9 @@ import pytest
 from filelock import FileLock
 from hypothesis import HealthCheck, settings
 
-from scripts.execute import CACHE_DIR as EXECUTED_DIR
-from scripts.markdown_model import ROOT
-from scripts.site import build_site, docs_tree
+from scripts import ROOT
+from scripts.build.execute import CACHE_DIR as EXECUTED_DIR
+from scripts.checks.site import build_site, docs_tree
 
 matplotlib.use("Agg")  # figures render without a display
 
@@ -74,8 +74,8 @@ def run_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 #: When it is part of the run, the second build starts as soon as the first is done, in the
 #: background.
 BYTE_IDENTITY_TEST = "tests/test_site.py::test_two_builds_of_the_same_sources_are_byte_identical"
-#: How long the comparison waits for the second build, in seconds (scripts/site.py gives a build
-#: 300 s; the first build comes before it).
+#: How long the comparison waits for the second build, in seconds (scripts/checks/site.py gives a
+#: build 300 s; the first build comes before it).
 SECOND_BUILD_WAIT = 660
 
 
@@ -86,10 +86,10 @@ def audit_run(session: pytest.Session) -> bool:
 
 
 def print_pdf(site: Path, log: str) -> tuple[int, str]:
-    """Print the built ``site``'s PDF (``python -m scripts.site_pdf``); return its exit status
+    """Print the built ``site``'s PDF (``python -m scripts site-pdf``); return its exit status
     and ``log`` with what it said appended as an INFO line when it succeeded (as-is otherwise,
     so the build test shows it)."""
-    proc = subprocess.run([sys.executable, "-m", "scripts.site_pdf", "--site", str(site)],
+    proc = subprocess.run([sys.executable, "-m", "scripts", "site-pdf", "--site", str(site)],
                           cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                           timeout=600)
     said = proc.stdout.strip()
@@ -203,7 +203,7 @@ def site(site_build, request) -> Path:
     ``docs/``, each test that needs the site is skipped with one line naming
     :data:`BUILD_TEST`, which fails with the build's messages. The build reuses the figures and
     notebook pages cached in ``.cache/`` by an earlier build of the same sources (see
-    ``scripts/hooks/``): a clean checkout, as in CI, draws and executes everything.
+    ``scripts/build/``): a clean checkout, as in CI, draws and executes everything.
     """
     if build_problems(site_build):
         pytest.skip("needs the built site, whose build failed or warned: see "

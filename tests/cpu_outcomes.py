@@ -23,7 +23,7 @@ from collections.abc import Iterator
 
 import torch
 
-from scripts.torch_matrix import cpu_flags
+from scripts.commands.torch_matrix import cpu_flags
 
 #: /proc/cpuinfo flags of x86 instructions that compute bfloat16 with subnormals as zero.
 X86_BF16_FLAGS = frozenset({"avx512_bf16", "amx_bf16", "avx_ne_convert"})
@@ -63,7 +63,7 @@ def kept_or_flushed(out: torch.Tensor, ref: torch.Tensor) -> str:
 
 
 def x86_cpu_flags() -> set[str] | None:
-    """The CPU flags of this machine (:func:`scripts.torch_matrix.cpu_flags`, read from
+    """The CPU flags of this machine (:func:`scripts.commands.torch_matrix.cpu_flags`, read from
     ``/proc/cpuinfo``) where it is x86 Linux, else ``None``."""
     if platform.machine().lower() not in ("x86_64", "amd64"):
         return None

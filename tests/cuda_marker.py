@@ -3,7 +3,7 @@
 A page marks such a block with ``<!--pytest.mark.cuda-->`` on the line above its fence
 (pytest-codeblocks turns the comment into the marker); a test with ``@pytest.mark.cuda``. The
 code is the same on every machine: on a GPU machine, where torch sees a CUDA device, it runs as a
-reader runs it (``python -m scripts.torch_matrix --cuda`` runs exactly these checks there).
+reader runs it (``python -m scripts torch-matrix --cuda`` runs exactly these checks there).
 
 Loaded for every run by ``-p tests.cuda_marker`` in ``pyproject.toml``, not by
 ``tests/conftest.py``: a conftest's hooks reach only what is collected under its folder, and the

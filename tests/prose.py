@@ -1,10 +1,10 @@
 """The prose of the site's pages, measured: sentences, their lengths, short answers, reading ease.
 
-A page (``docs/*.md``) is rendered by Python-Markdown with the extensions that decide its
-structure on the site (:data:`scripts.markdown_model.TOC_EXTENSIONS`, plus ``footnotes``), after
-MkDocs' own reader has taken its YAML front matter off (``mkdocs.utils.meta.get_data``). Its
-*prose* is the text of its paragraphs (``<p>``): in the body, in admonitions and collapsed notes,
-in captions and in exercise solutions. Left out: code blocks and math (``<pre>``), tables, lists,
+A page (``docs/*.md``) is rendered by Python-Markdown with the extensions that decide its structure
+on the site (:data:`tests.markdown_model.TOC_EXTENSIONS`, plus ``footnotes``), after
+MkDocs' own reader has taken its YAML front matter off (``mkdocs.utils.meta.get_data``). Its *prose*
+is the text of its paragraphs (``<p>``): in the body, in admonitions and collapsed notes, in
+captions and in exercise solutions. Left out: code blocks and math (``<pre>``), tables, lists,
 headings, admonition and note titles, images, footnote definitions and footnote marks, HTML
 comments. An inline code span (``<code>``, inline math included) reads as one word, ``code``.
 
@@ -37,7 +37,8 @@ import textstat
 from bs4 import BeautifulSoup
 from mkdocs.utils.meta import get_data
 
-from scripts.markdown_model import ROOT, TOC_EXTENSIONS
+from scripts import ROOT
+from tests.markdown_model import TOC_EXTENSIONS
 
 #: The pages measured: every Markdown page of the site.
 PAGES = sorted(p.relative_to(ROOT / "docs").as_posix() for p in (ROOT / "docs").glob("*.md"))

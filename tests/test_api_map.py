@@ -19,7 +19,8 @@ import re
 import pytest
 import torch
 
-from scripts.markdown_model import ROOT, heading_ids
+from scripts import ROOT
+from tests.markdown_model import heading_ids
 
 PAGE = ROOT / "docs" / "api-map.md"
 API_COMMENT = re.compile(r"<!--\s*api:\s*(?P<target>[\w.]+)\s*-->")

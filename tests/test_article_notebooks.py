@@ -1,4 +1,4 @@
-"""Every article downloads as a notebook that runs (scripts/article_notebooks.py).
+"""Every article downloads as a notebook that runs (scripts/build/article_notebooks.py).
 
 One audit per article (``python -m pytest -m audit``) executes its notebook the way nbmake
 executes a notebook (a Jupyter kernel through nbclient, a failing cell fails the test), in a
@@ -26,8 +26,8 @@ import nbformat
 import pytest
 import yaml
 
-from scripts.article_notebooks import CUDA_NOTE, ROOT, SKIP_TAG, article_notebook
-from scripts.hooks.article_notebooks import articles, downloads
+from scripts.build.article_notebooks import CUDA_NOTE, ROOT, SKIP_TAG, article_notebook
+from scripts.build.article_downloads import articles, downloads
 
 SITE_URL = "https://example.org/site/"
 ARTICLES = articles(yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=yaml.BaseLoader)["nav"])
@@ -251,7 +251,7 @@ def test_a_snippet_module_a_file_imports_ships_with_it(tmp_path):
 def test_the_conversion_is_remembered_under_every_file_it_reads(tmp_path):
     """``mkdocs serve`` reuses a conversion while its digest is the same: the digest changes with
     the page, with a file the page includes (under snippets/ or not) and with a snippets/ file."""
-    from scripts.hooks.article_notebooks import sources_digest
+    from scripts.build.article_downloads import sources_digest
 
     root = _project(tmp_path)
     (root / "notes.txt").write_text("one\n")

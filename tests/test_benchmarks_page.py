@@ -16,7 +16,8 @@ import io
 import pytest
 
 import snippets.benchmarks.lookup_vs_onehot as results
-from scripts.markdown_model import ROOT, read_fences
+from scripts import ROOT
+from tests.markdown_model import read_fences
 
 PAGE = ROOT / "docs" / "benchmarks.md"
 

@@ -55,7 +55,7 @@ from urllib.parse import urlparse
 
 import pytest
 
-from scripts.site import (
+from scripts.checks.site import (
     BROWSER_INSTALL_HINT,
     CHROMIUM,
     CHROMIUM_ARGS,
@@ -101,7 +101,7 @@ IMAGES_JS = """async () => {
 
 #: Each shown figure image at the current viewport: its URL, its width on screen (CSS px) and
 #: whether a link around it opens the SVG itself, full size.
-#: Figure links (scripts/hooks/figure_links.py) still displayed around an image the palette
+#: Figure links (scripts/build/figure_links.py) still displayed around an image the palette
 #: hides: each would be an invisible stop for the keyboard.
 STRAY_FIGURE_LINKS_JS = """() => [...document.querySelectorAll('a.figure-full')]
   .filter(a => getComputedStyle(a).display !== 'none'

@@ -1,5 +1,5 @@
-"""scripts/budget_timing.py: what it reads from the serve timing, how it runs a command in a
-tree, and its table (the timings themselves are never asserted)."""
+"""scripts/commands/budget_timing.py: what it reads from the serve timing, how it runs a command in
+a tree, and its table (the timings themselves are never asserted)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from scripts.budget_timing import serve_medians, summary, timed
+from scripts.commands.budget_timing import serve_medians, summary, timed
 
 
 def test_serve_medians_reads_the_summary_line_of_serve_timing():

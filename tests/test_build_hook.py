@@ -1,5 +1,5 @@
-"""``scripts/hooks/build.py`` is the one hook ``mkdocs.yml`` names, and it runs every build step of
-the package: each event function (``on_<event>``) of each module of ``scripts/hooks/`` appears,
+"""``scripts/build/hook.py`` is the one hook ``mkdocs.yml`` names, and it runs every build step of
+the package: each event function (``on_<event>``) of each module of ``scripts/build/`` appears,
 once, in the list of the event that MkDocs calls it for."""
 
 from __future__ import annotations
@@ -9,23 +9,23 @@ import inspect
 
 import yaml
 
-from scripts.hooks import build
-from scripts.markdown_model import ROOT
+from scripts import ROOT
+from scripts.build import hook as build
 
-#: Each list of build.py and the MkDocs event it serves.
+#: Each list of hook.py and the MkDocs event it serves.
 LISTS = {"CONFIG": "on_config", "PRE_BUILD": "on_pre_build", "FILES": "on_files",
          "PAGE_MARKDOWN": "on_page_markdown", "PAGE_CONTENT": "on_page_content",
          "POST_BUILD": "on_post_build"}
 
 
 def step_functions() -> dict[str, set[str]]:
-    """Event name -> ``module.function`` of every ``on_*`` function in ``scripts/hooks/*.py``
-    other than build.py."""
+    """Event name -> ``module.function`` of every ``on_*`` function in ``scripts/build/*.py``
+    other than hook.py."""
     found: dict[str, set[str]] = {}
-    for path in sorted((ROOT / "scripts" / "hooks").glob("*.py")):
-        if path.stem in ("__init__", "build"):
+    for path in sorted((ROOT / "scripts" / "build").glob("*.py")):
+        if path.stem in ("__init__", "hook"):
             continue
-        module = importlib.import_module(f"scripts.hooks.{path.stem}")
+        module = importlib.import_module(f"scripts.build.{path.stem}")
         for name, fn in vars(module).items():
             own = inspect.isfunction(fn) and fn.__module__ == module.__name__
             if name.startswith("on_") and own:
@@ -34,7 +34,7 @@ def step_functions() -> dict[str, set[str]]:
 
 
 def listed() -> dict[str, list[str]]:
-    """Event name -> ``module.function`` of the steps build.py lists for it, in order."""
+    """Event name -> ``module.function`` of the steps hook.py lists for it, in order."""
     return {event: [f"{fn.__module__.rsplit('.', 1)[1]}.{fn.__name__}"
                     for fn in getattr(build, name)]
             for name, event in LISTS.items()}
@@ -43,7 +43,7 @@ def listed() -> dict[str, list[str]]:
 def test_mkdocs_yml_names_build_py_alone():
     text = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
     hooks = yaml.safe_load(text)["hooks"]
-    assert hooks == ["scripts/hooks/build.py"]
+    assert hooks == ["scripts/build/hook.py"]
 
 
 def test_every_step_of_every_module_runs_once_in_its_event():
@@ -51,6 +51,6 @@ def test_every_step_of_every_module_runs_once_in_its_event():
     for event in LISTS.values():
         assert sorted(runs[event]) == sorted(steps.get(event, set())), event
         assert len(runs[event]) == len(set(runs[event])), f"{event}: a step listed twice"
-    assert set(steps) <= set(LISTS.values()), f"events build.py does not handle: {set(steps)}"
-    for event in LISTS.values():  # build.py answers every event it lists steps for
+    assert set(steps) <= set(LISTS.values()), f"events hook.py does not handle: {set(steps)}"
+    for event in LISTS.values():  # hook.py answers every event it lists steps for
         assert callable(getattr(build, event))

@@ -16,7 +16,7 @@ from hypothesis import assume, example, given
 from hypothesis import strategies as st
 from torch import nn
 
-from scripts.claim_register import proves
+from tests.claim_register import proves
 from tests.cpu_outcomes import (
     bits,
     exact_or_rounded,

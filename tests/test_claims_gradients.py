@@ -10,7 +10,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 from torch import nn
 
-from scripts.claim_register import proves
+from tests.claim_register import proves
 from tests.strategies import all_table_dtypes, id_tensors, randn, seeds, tables
 
 sizes = st.integers(1, 12)

@@ -17,10 +17,11 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from torch import nn
 
-from scripts.claim_register import proves
-from scripts.markdown_model import ROOT, includes_in
+from scripts import ROOT
 from snippets.large_models.quantized_tables import lookup, quantize_embedding
 from snippets.large_models.sharded_table import P, RowWiseShardedEmbedding, hashed_rows
+from tests.claim_register import proves
+from tests.markdown_model import includes_in
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 

@@ -8,7 +8,7 @@ import torch.nn.functional as F
 from hypothesis import given
 from hypothesis import strategies as st
 
-from scripts.claim_register import proves
+from tests.claim_register import proves
 
 
 @proves("linear-row-per-output")

@@ -1,6 +1,6 @@
 """Property tests: the forward lookup and its one-hot equivalence, for generated cases.
 
-Each test names the claim ids it proves (see ``scripts/claim_register.py``); "exactly" on a page is
+Each test names the claim ids it proves (see ``tests/claim_register.py``); "exactly" on a page is
 ``torch.equal`` here, and a tolerance is named wherever the page says "to rounding".
 """
 
@@ -15,7 +15,7 @@ from hypothesis import assume, example, given
 from hypothesis import strategies as st
 from torch import nn
 
-from scripts.claim_register import proves
+from tests.claim_register import proves
 from tests.cpu_outcomes import (
     BF16_OVERFLOW,
     BF16_TINY,

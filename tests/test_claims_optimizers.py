@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from torch import nn
 
-from scripts.claim_register import proves
+from tests.claim_register import proves
 from tests.strategies import id_lists, randn, seeds
 
 #: name -> (factory, sparse gradient?, which rows a step moves). "batch": exactly the rows looked

@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from torch import nn
 
-from scripts.claim_register import proves
+from tests.claim_register import proves
 from tests.strategies import (
     all_table_dtypes,
     id_lists,

@@ -15,9 +15,9 @@ import re
 
 import pytest
 
-from scripts.claim_register import CLAIM_ANCHOR, PROOFS, claims_on_pages
-from scripts.hooks.torch_matrix import proofs_in_sources
-from scripts.markdown_model import ROOT
+from scripts import ROOT
+from scripts.build.matrix_notes import proofs_in_sources
+from tests.claim_register import CLAIM_ANCHOR, PROOFS, claims_on_pages
 
 MODULES = sorted(
     p.stem for p in (ROOT / "tests").glob("test_claims_*.py") if p.stem != "test_claims_register"

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from torch import nn
 
-from scripts.claim_register import proves
+from tests.claim_register import proves
 
 
 @proves("static-attention-permutation")

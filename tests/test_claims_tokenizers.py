@@ -17,7 +17,6 @@ from hypothesis import strategies as st
 from tokenizers import Tokenizer
 from torch import nn
 
-from scripts.claim_register import proves
 from snippets.tokenizers.grow_table import TiedLM, grow_embedding, tiny_gpt2
 from snippets.tokenizers.pretrained_vectors import (
     align_to_vocab,
@@ -25,6 +24,7 @@ from snippets.tokenizers.pretrained_vectors import (
     write_word2vec_text,
 )
 from snippets.tokenizers.train_subwords import read_lines, train_bpe, train_byte_level_bpe
+from tests.claim_register import proves
 
 #: Derandomized (the same examples on every run), no example database, no deadline.
 FAST = settings(derandomize=True, database=None, max_examples=40, deadline=None)

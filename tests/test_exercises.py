@@ -35,8 +35,9 @@ from pathlib import Path
 import pytest
 from pytest_codeblocks.main import extract_from_file
 
-from scripts.markdown_model import ROOT, Fence, read_exercises, read_fences
-from scripts.site import nav_pages
+from scripts import ROOT
+from scripts.checks.site import nav_pages
+from tests.markdown_model import Fence, read_exercises, read_fences
 
 MIN_EXERCISES, MAX_EXERCISES = 3, 5
 #: A pytest marker inside an admonition or a tab (indented), e.g. the expected-output marker.

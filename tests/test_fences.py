@@ -18,7 +18,8 @@ import tomllib
 
 import pytest
 
-from scripts.markdown_model import ROOT, markdown_files, read_fences
+from scripts import ROOT
+from tests.markdown_model import markdown_files, read_fences
 
 FILES = markdown_files()
 #: The longest line of a page's code: ruff's limit for the project's files, which the print
@@ -86,7 +87,7 @@ def test_guard_catches_silent_and_shell_fences(tmp_path):
 
 def test_refresh_rewrites_an_expected_output_inside_a_content_tab(tmp_path):
     """refresh_outputs reads indented fences (content tabs) as pytest-codeblocks does."""
-    from scripts.refresh_outputs import refresh_markdown
+    from scripts.commands.refresh_outputs import refresh_markdown
 
     page = tmp_path / "tabs.md"
     page.write_text(

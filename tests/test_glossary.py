@@ -16,9 +16,9 @@ import pytest
 import yaml
 from bs4 import BeautifulSoup
 
-from scripts.hooks.glossary import first_uses_only, glossary_terms, wrap_code_terms
-from scripts.markdown_model import ROOT
-from scripts.site import html_of, nav_pages
+from scripts import ROOT
+from scripts.build.glossary import first_uses_only, glossary_terms, wrap_code_terms
+from scripts.checks.site import html_of, nav_pages
 from tests.built_pages import parsed, scanned
 
 GLOSSARY = ROOT / "snippets" / "glossary.md"

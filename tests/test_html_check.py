@@ -1,5 +1,6 @@
-"""The Nu HTML checker's errors, sorted into the theme's and the site's (``scripts/html_check.py``),
-and, as an audit (``python -m pytest -m audit``), the checker run on the run's build."""
+"""The Nu HTML checker's errors, sorted into the theme's and the site's
+(``scripts/checks/html_check.py``), and, as an audit (``python -m pytest -m audit``), the checker
+run on the run's build."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from scripts.html_check import Message, check, ensure_checker, messages
-from scripts.markdown_model import ROOT
+from scripts import ROOT
+from scripts.checks.html_check import Message, check, ensure_checker, messages
 
 
 def test_theme_errors_are_told_apart_from_the_sites(tmp_path):

@@ -1,12 +1,12 @@
-"""The pure parts of the Lighthouse audit (``python -m scripts.lighthouse_audit``), which itself
+"""The pure parts of the Lighthouse audit (``python -m scripts lighthouse-audit``), which itself
 needs Node.js and minutes and so is not part of ``pytest``."""
 
 from __future__ import annotations
 
 import pytest
 
-from scripts.lighthouse_audit import calibrated_multiplier, failing_audits
-from scripts.site import page_slug
+from scripts.checks.lighthouse_audit import calibrated_multiplier, failing_audits
+from scripts.checks.site import page_slug
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,5 @@
-"""The one Markdown model (``scripts/markdown_model.py``): what it reads, and that nothing else in
-the repository reads fences, includes or headings with a pattern of its own."""
+"""The one Markdown model (``tests/markdown_model.py``): what it reads, and that nothing
+else in the repository reads fences, includes or headings with a pattern of its own."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from scripts.markdown_model import (
+from tests.markdown_model import (
     ROOT,
     Heading,
     Include,
@@ -125,7 +125,7 @@ def regex_literals(path: Path) -> list[tuple[int, str]]:
 #: Patterns that look like Markdown but read something else, with the reason.
 NOT_A_PAGE = {
     # pytest-codeblocks' error message for a wrong output, which quotes both outputs in fences
-    ("scripts/torch_matrix_plugin.py", "Expected output"),
+    ("tests/torch_matrix_plugin.py", "Expected output"),
 }
 
 
@@ -146,7 +146,8 @@ def test_no_second_fence_include_or_heading_pattern_in_the_tree():
     files = [p for folder in ("scripts", "tests", "snippets") for p in (ROOT / folder).rglob("*.py")
              if p.name not in ("markdown_model.py", "test_markdown_model.py")]
     assert not second_parsers(files), (
-        "read pages through scripts/markdown_model.py:\n" + "\n".join(second_parsers(files)))
+        "read pages through tests/markdown_model.py:\n" +
+        "\n".join(second_parsers(files)))
 
 
 def test_the_guard_finds_a_second_include_pattern(tmp_path):

@@ -1,8 +1,9 @@
 """Notebooks are stored clean, run as tests, and fail the site build when a cell fails.
 
 Each notebook under ``docs/`` is a page of the site. The build's execute stage
-(``scripts/execute.py``) runs it before any page renders, and mkdocs-jupyter renders the executed
-copy (``execute: false``): a failing cell fails the build. The audits (``python -m pytest -m
+(``scripts/build/execute.py``) runs it before any page renders, and mkdocs-jupyter renders the
+executed copy (``execute: false``): a failing cell fails the build. The audits (``python -m pytest
+-m
 audit``) execute every notebook once more in a kernel of its own and compare the copy with the
 build's, byte for byte (:func:`test_a_notebook_executed_again_gives_the_same_copy`). They also
 check the execute stage's machinery on small made-up notebooks: a failing cell fails the stage and
@@ -21,10 +22,10 @@ import nbformat
 import pytest
 import yaml
 
-from scripts import execute
-from scripts.hooks import notebooks as hook
-from scripts.markdown_model import ROOT
-from scripts.site import build_site, nav_pages
+from scripts import ROOT
+from scripts.build import execute
+from scripts.build import notebooks as hook
+from scripts.checks.site import build_site, nav_pages
 from tests.built_pages import broken_links
 from tests.test_site import first_differences
 
@@ -108,7 +109,7 @@ def test_a_failing_cell_fails_the_site_build(tmp_path):
         "theme": {"name": "material"},
         "nav": [{"Broken": "broken.ipynb"}],
         "plugins": [{"mkdocs-jupyter": jupyter}],
-        "hooks": [str(ROOT / "scripts" / "hooks" / name)
+        "hooks": [str(ROOT / "scripts" / "build" / name)
                   for name in ("execute_stage.py", "notebooks.py")],
     }))
     notebook = {
@@ -162,10 +163,10 @@ def test_hook_finds_broken_links(tmp_path):
 @pytest.mark.audit
 def test_the_execute_stage_merges_a_cells_printed_chunks_into_one_output(tmp_path):
     """A cell's printed text reaches the build in chunks whose boundaries depend on timing; the
-    execute stage (``scripts/execute.py``) keeps one output per stream, so two builds give the
+    execute stage (``scripts/build/execute.py``) keeps one output per stream, so two builds give the
     same page, and no execution timestamps. The cell below sends two chunks half a second
     apart; with ``coalesce_streams`` off it gives two outputs (checked when this was written)."""
-    from scripts.execute import execute_notebook
+    from scripts.build.execute import execute_notebook
 
     source, target = tmp_path / "chunks.ipynb", tmp_path / "out" / "chunks.ipynb"
     nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
@@ -180,7 +181,7 @@ def test_the_execute_stage_merges_a_cells_printed_chunks_into_one_output(tmp_pat
 
 @pytest.mark.audit
 def test_a_failing_cell_fails_the_execute_stage_naming_the_notebook(tmp_path):
-    from scripts.execute import NotebookFailed, execute_notebook
+    from scripts.build.execute import NotebookFailed, execute_notebook
 
     source = tmp_path / "broken.ipynb"
     nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
@@ -210,11 +211,11 @@ def test_a_notebook_executed_again_gives_the_same_copy(page, site, tmp_path):
 
 def test_a_notebook_page_is_dated_like_the_other_pages(site):
     """A notebook page is rendered from its executed copy, which git does not track, so its "Last
-    update" comes from scripts/hooks/execute_stage.py, not from git-revision-date-localized: for
+    update" comes from scripts/build/execute_stage.py, not from git-revision-date-localized: for
     an article, that function gives exactly the plugin's markup; for a notebook, the page shows
     the date of the committed notebook's last commit."""
-    from scripts.hooks.execute_stage import revision_date
-    from scripts.site import html_of
+    from scripts.build.execute_stage import revision_date
+    from scripts.checks.site import html_of
 
     article = html_of(site, "lookup-tables.md").read_text(encoding="utf-8")
     assert revision_date(ROOT / "docs" / "lookup-tables.md") in article
@@ -225,7 +226,7 @@ def test_a_notebook_page_is_dated_like_the_other_pages(site):
 
 def test_prune_spares_what_a_concurrent_build_may_use(tmp_path):
     """Only folders that are unused, finished (no leading dot) and an hour old are deleted."""
-    from scripts.execute import PRUNE_AFTER_S, prune
+    from scripts.build.cache import PRUNE_AFTER_S, Store
 
     names = ["kept", "recent", "old", ".half-written.tmp"]
     for name in names:
@@ -233,7 +234,7 @@ def test_prune_spares_what_a_concurrent_build_may_use(tmp_path):
     hours_ago = os.path.getmtime(tmp_path) - PRUNE_AFTER_S - 60
     for name in ("kept", "old", ".half-written.tmp"):
         os.utime(tmp_path / name, (hours_ago, hours_ago))
-    prune(tmp_path, {tmp_path / "kept"})
+    Store(tmp_path, "any", tmp_path).prune({"kept"})
     assert sorted(p.name for p in tmp_path.iterdir()) == [".half-written.tmp", "kept", "recent"]
 
 
@@ -241,7 +242,7 @@ def test_an_article_download_is_made_again_when_its_converter_changes(tmp_path):
     """The key of an article's download covers the code that converts it, not only the page."""
     import shutil
 
-    from scripts.execute import CONVERTER, converter_digest
+    from scripts.build.execute import CONVERTER, converter_digest
 
     for rel in CONVERTER:
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)

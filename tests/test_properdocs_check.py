@@ -9,9 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from scripts.markdown_model import ROOT
-from scripts.properdocs_check import build_problems, compare_sites, internal_links, is_internal
-from scripts.site import build_site, nav_pages
+from scripts import ROOT
+from scripts.checks.properdocs_check import (
+    build_problems,
+    compare_sites,
+    internal_links,
+    is_internal,
+)
+from scripts.checks.site import build_site, nav_pages
 
 PAGES = ["index.md", "guide.md"]
 NAMES = ("MkDocs", "ProperDocs")

@@ -1,4 +1,4 @@
-"""Code blocks stay out of the search index (``scripts/hooks/search_exclude.py``); the rest of every
+"""Code blocks stay out of the search index (``scripts/build/code_heights.py``); the rest of every
 page stays in it."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 import re
 
-from scripts.hooks.search_exclude import exclude_code_blocks
-from scripts.site import html_of, nav_pages, page_url_path
+from scripts.build.code_heights import annotate_code_blocks as exclude_code_blocks
+from scripts.checks.site import html_of, nav_pages, page_url_path
 
 CODE_DIV = re.compile(r'<div class="(?:[^"]*\s)?highlight(?:\s[^"]*)?"[^>]*>')
 

@@ -16,8 +16,8 @@ import material
 import pytest
 import yaml
 
-from scripts.markdown_model import ROOT
-from scripts.site import html_of, nav_pages
+from scripts import ROOT
+from scripts.checks.site import html_of, nav_pages
 from tests.built_pages import Scan, broken_links, parsed, scan_html, scanned
 from tests.conftest import build_problems
 
@@ -121,7 +121,7 @@ def test_figures_come_in_light_and_dark_with_alt_text_and_caption(site):
 def test_the_site_builds_strictly_with_a_clean_log(site_build):
     """The strict build succeeds, writes nothing into docs/, and every line it prints is an INFO
     line: no warning (a broken link or anchor), no theme banner (mkdocs.yml sets
-    NO_MKDOCS_2_WARNING), no kernel warning (scripts/hooks/jupyter/), no torch warning. The one
+    NO_MKDOCS_2_WARNING), no kernel warning (scripts/build/jupyter/), no torch warning. The one
     test that fails for a bad build: the others that need the site are skipped, pointing here."""
     problems = build_problems(site_build)
     assert not problems, "\n".join(problems[:40])
@@ -153,7 +153,7 @@ def test_byte_identity_failure_shows_the_differing_lines():
 def test_two_builds_of_the_same_sources_are_byte_identical(site, site_build, second_site_build):
     """A second strict build gives the same files, byte for byte: nothing depends on the clock,
     the order of a set or the process (the sitemap's dates come from the last commit, see
-    scripts/hooks/reproducible.py).
+    scripts/build/reproducible.py).
 
     The second build (``second_site_build`` in tests/conftest.py, started in the background as
     soon as the first is done) renders the same executed notebooks and figures: it must find
@@ -188,7 +188,7 @@ def test_two_builds_of_the_same_sources_are_byte_identical(site, site_build, sec
 
 def test_notebook_pages_are_executed_light_and_downloadable(site):
     """A notebook page shows outputs computed at build time, carries none of mkdocs-jupyter's
-    inlined stylesheets or scripts (scripts/hooks/notebooks.py), and its download link serves the
+    inlined stylesheets or scripts (scripts/build/notebooks.py), and its download link serves the
     committed notebook, byte for byte."""
     notebooks = [p for p in nav_pages() if p.endswith(".ipynb")]
     assert notebooks
@@ -221,7 +221,7 @@ def test_search_partial_override_tracks_material():
 
 
 def test_every_code_block_states_its_line_count(site):
-    """Each code block's ``--code-lines`` (scripts/hooks/code_heights.py) is the lines it shows.
+    """Each code block's ``--code-lines`` (scripts/build/code_heights.py) is the lines it shows.
 
     extra.css turns the count into the block's placeholder height while it is off screen; a
     block without it, or with a wrong count, makes the page jump when it is shown. Counted here
@@ -261,7 +261,7 @@ def test_the_short_answer_comes_first_on_every_article(site):
 
 
 def test_page_facts_share_one_line_after_the_short_answer():
-    from scripts.hooks.page_facts import SEPARATOR, add_fact
+    from scripts.build.page_facts import SEPARATOR, add_fact
 
     page = '<h1>T</h1>\n<p id="claim-x">Answer.</p>\n<p>Next.</p>'
     once = add_fact(page, "<b>verified</b>")
@@ -275,7 +275,7 @@ def test_page_facts_share_one_line_after_the_short_answer():
 
 
 def test_page_facts_go_under_the_title_when_no_paragraph_follows_it():
-    from scripts.hooks.page_facts import SEPARATOR, add_fact
+    from scripts.build.page_facts import SEPARATOR, add_fact
 
     page = "<h1>T</h1><pre>code</pre><p>Later.</p>"
     once = add_fact(page, "<b>verified</b>")
@@ -288,7 +288,7 @@ def test_page_facts_go_under_the_title_when_no_paragraph_follows_it():
 
 
 def test_a_formula_breaks_into_lines_at_top_level_double_backslashes():
-    from scripts.markdown_math import math_block, split_lines
+    from scripts.build.markdown_math import math_block, split_lines
 
     assert split_lines(r"a = b \\ c = \frac{d}{e}") == ["a = b", r"c = \frac{d}{e}"]
     assert split_lines(r"\begin{pmatrix} 1 \\ 2 \end{pmatrix} \\ x") == [
@@ -323,22 +323,24 @@ def test_a_formula_that_cannot_be_converted_fails_the_page():
     """With the site's own Markdown settings (the extensions mkdocs.yml lists), a fence or an
     inline formula latex2mathml cannot read raises MathError instead of being shown as its raw
     text (what pymdownx does with any other exception of a formatter)."""
-    from scripts.markdown_math import MathError
+    from scripts.build.markdown_math import MathError
 
-    md = _site_markdown(["pymdownx.superfences", "pymdownx.inlinehilite", "scripts.markdown_math"])
+    md = _site_markdown([
+        "pymdownx.superfences", "pymdownx.inlinehilite", "scripts.build.markdown_math"])
     assert "<math" in md.convert("```math\n\\frac{1}{2}\n```\n")
     assert "<math" in md.reset().convert("A `#!math x^2` here.\n")
     for broken in ("```math\n\\frac{1}{\n```\n", "A `#!math \\frac{1}{` here.\n"):
         with pytest.raises(MathError, match="cannot convert math"):
             md.reset().convert(broken)
     with pytest.raises(ValueError, match="must come after"):
-        _site_markdown(["scripts.markdown_math", "pymdownx.superfences", "pymdownx.inlinehilite"])
+        _site_markdown([
+            "scripts.build.markdown_math", "pymdownx.superfences", "pymdownx.inlinehilite"])
 
 
 def test_every_anchor_and_table_of_contents_link_resolves(site):
     """Every relative link of every page, navigation and table of contents included, reaches a
     file of the site and, with a ``#fragment``, an element with that id (the check the build runs
-    on notebook pages, ``scripts/hooks/notebooks.py``, here on every page)."""
+    on notebook pages, ``scripts/build/notebooks.py``, here on every page)."""
     problems = sorted({f"{page}: {problem}" for page in nav_pages()
                        for problem in broken_links(site, html_of(site, page).relative_to(site)
                                                    .as_posix(), whole_page=True)})

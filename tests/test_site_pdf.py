@@ -1,5 +1,5 @@
-"""The whole site as one PDF (``scripts/site_pdf.py``): the audits' build (``python -m pytest -m
-audit``) holds ``embedding-executed.pdf``, opened here with pypdf.
+"""The whole site as one PDF (``scripts/commands/site_pdf.py``): the audits' build (``python -m
+pytest -m audit``) holds ``embedding-executed.pdf``, opened here with pypdf.
 
 It has a sheet per nav page at least, an outline whose top level is every nav page's title in nav
 order, each title on the page's first sheet, a formula's characters, links that jump inside the
@@ -21,10 +21,10 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from scripts import site_pdf
-from scripts.hooks.site_pdf import PDF_NAME, STAND_IN, placeholder_pdf
-from scripts.site import BROWSER_INSTALL_HINT, html_of, nav_pages
-from scripts.site_pdf import NavPage
+from scripts.build.pdf_link import PDF_NAME, STAND_IN, placeholder_pdf
+from scripts.checks.site import BROWSER_INSTALL_HINT, html_of, nav_pages
+from scripts.commands import site_pdf
+from scripts.commands.site_pdf import NavPage
 from snippets.figure_style import THEMES
 from tests.built_pages import parsed
 from tests.conftest import build_problems
@@ -288,7 +288,7 @@ def test_the_stand_in_pdf_is_well_formed():
 @pytest.mark.audit
 def test_the_audited_build_is_clean_and_holds_the_pdf(site_build):
     """The audits' build: strict with a clean log, as the contributor's, then printed
-    (``python -m scripts.site_pdf``). When it fails, this is the one audit that says why; the
+    (``python -m scripts site-pdf``). When it fails, this is the one audit that says why; the
     others are skipped, pointing here."""
     assert not build_problems(site_build), "\n".join(build_problems(site_build))
     assert (Path(site_build["folder"]) / PDF_NAME).read_bytes() != placeholder_pdf(STAND_IN)
@@ -298,7 +298,7 @@ def test_a_build_holds_the_stand_in_and_the_script_prints_the_pdf_over_it(site, 
     """The contributor's build holds the stand-in (the home page's link validates), which says
     how the PDF is made; the script fails, saying why, on a site it cannot print."""
     assert (site / PDF_NAME).read_bytes() == placeholder_pdf(STAND_IN)
-    assert "python -m scripts.site_pdf" in " ".join(STAND_IN)
+    assert "python -m scripts site-pdf" in " ".join(STAND_IN)
     with pytest.raises(ValueError, match="nav page index.md was not built"):
         site_pdf.make_pdf(tmp_path)
     (tmp_path / "index.html").write_text("<html><body><p>no article</p></body></html>")

@@ -2,7 +2,7 @@
 
 A page includes regions of these files with ``--8<--`` and shows ``<name>.out`` as the output, so
 the output on the page is the output tested here. Refresh ``.out`` files after a deliberate change
-with ``python -m scripts.refresh_outputs``.
+with ``python -m scripts refresh-outputs``.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from scripts.markdown_model import ROOT
+from scripts import ROOT
 
 #: Figure modules (``figures.py``, ``figure_style.py``) are drawn by tests/test_figures.py instead.
 SNIPPETS = sorted(
@@ -49,5 +49,5 @@ def test_snippet_runs_as_main_and_prints_its_golden_output(path, capsys):
     if golden.exists():
         assert out == golden.read_text(encoding="utf-8"), (
             f"{path.name} printed something else than {golden.name} "
-            "(after a deliberate change: python -m scripts.refresh_outputs)"
+            "(after a deliberate change: python -m scripts refresh-outputs)"
         )

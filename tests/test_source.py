@@ -2,7 +2,7 @@
 
 * Material's edit and view-source buttons (``content.action.edit``/``view``) point at the page's
   file in the repository (``repo_url`` + ``edit_uri``);
-* the title of every included snippet block links to that file (scripts/hooks/source_links.py);
+* the title of every included snippet block links to that file (scripts/build/source_links.py);
 * "Last update" shows the date, in UTC, of the last commit that changed the page's source
   (mkdocs-git-revision-date-localized-plugin), with no script;
 * the header's repository link makes no request to the host's API (docs/.overrides/partials/
@@ -22,9 +22,9 @@ import pytest
 import yaml
 from bs4 import BeautifulSoup
 
-from scripts.hooks import source_links
-from scripts.markdown_model import ROOT
-from scripts.site import html_of, nav_pages
+from scripts import ROOT
+from scripts.build import source_links
+from scripts.checks.site import html_of, nav_pages
 from tests.built_pages import parsed
 
 CONFIG = yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=yaml.BaseLoader)

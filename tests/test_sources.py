@@ -30,7 +30,7 @@ from pathlib import Path
 
 import pytest
 
-from scripts.markdown_model import ROOT
+from scripts import ROOT
 
 #: The most words a bare reference may hold outside its links, quotations and dated parentheses.
 BARE_WORDS = 6

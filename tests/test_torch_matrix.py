@@ -1,7 +1,7 @@
 """The torch matrix: its record is well formed, its fingerprints follow meaning, its workflow and
 merge are the local command's code, and the pages say exactly what was verified.
 
-``snippets/data/torch_matrix.json`` is written by ``python -m scripts.torch_matrix`` (here) or by
+``snippets/data/torch_matrix.json`` is written by ``python -m scripts torch-matrix`` (here) or by
 ``.github/workflows/torch-matrix.yml`` (on GitHub's runners, one job per release). The test suite
 runs on the pinned release only, so a check that changed since the matrix ran is not a failure:
 the built page says it is not yet run on the earlier releases. What is tested here:
@@ -31,8 +31,8 @@ import yaml
 from packaging.version import Version
 from pytest_codeblocks.main import extract_from_buffer, extract_from_file
 
-import scripts.torch_matrix as matrix
-from scripts.matrix_record import (
+import scripts.commands.torch_matrix as matrix
+from scripts.build.matrix_record import (
     block_fingerprint,
     code_meaning,
     cpu_path_key,
@@ -42,8 +42,8 @@ from scripts.matrix_record import (
     machine_id,
     migrate,
 )
-from scripts.site import build_site
-from scripts.torch_matrix import (
+from scripts.checks.site import build_site
+from scripts.commands.torch_matrix import (
     EARLIER_MINORS,
     RECORD,
     ROOT,
@@ -59,7 +59,7 @@ WORKFLOW = ROOT / ".github" / "workflows" / "torch-matrix.yml"
 
 @pytest.fixture(scope="module")
 def record() -> dict:
-    assert RECORD.exists(), f"{RECORD.relative_to(ROOT)} is missing: python -m scripts.torch_matrix"
+    assert RECORD.exists(), f"{RECORD.relative_to(ROOT)} is missing: python -m scripts torch-matrix"
     return load_record()
 
 
@@ -67,7 +67,7 @@ def test_record_belongs_to_the_pin_and_covers_the_right_releases(record):
     pinned = pinned_release()
     assert record["pinned"] == pinned, (
         f"the torch matrix record was made for torch {record['pinned']}, but requirements.txt pins "
-        f"{pinned}: run python -m scripts.torch_matrix (or the Torch matrix workflow)"
+        f"{pinned}: run python -m scripts torch-matrix (or the Torch matrix workflow)"
     )
     covered = record["covered"]
     assert covered[0] == pinned and len(covered) == 1 + EARLIER_MINORS, covered
@@ -193,7 +193,7 @@ def test_workflow_runs_one_job_per_covered_release_and_merges_with_the_same_comm
     assert triggers["push"]["branches"] == ["main"]
     assert triggers["schedule"] and "workflow_dispatch" in triggers
     jobs = workflow["jobs"]
-    assert "python -m scripts.torch_matrix --list --json" in _runs(jobs["releases"])
+    assert "python -m scripts torch-matrix --list --json" in _runs(jobs["releases"])
     assert jobs["releases"]["outputs"]["covered"] == "${{ steps.covered.outputs.covered }}"
     run = jobs["run"]
     assert run["needs"] == "releases"
@@ -202,18 +202,18 @@ def test_workflow_runs_one_job_per_covered_release_and_merges_with_the_same_comm
     assert run["strategy"]["fail-fast"] is False
     assert "download.pytorch.org/whl/cpu" in run["env"]["PIP_EXTRA_INDEX_URL"]
     command = " ".join(_runs(run).split())
-    assert "python -m scripts.torch_matrix --release ${{ matrix.release }} --part" in command
+    assert "python -m scripts torch-matrix --release ${{ matrix.release }} --part" in command
     uploads = [s for s in run["steps"] if s.get("uses", "").startswith("actions/upload-artifact")]
     assert uploads and uploads[0]["with"]["path"] == "torch-matrix-part.json"
     paths = jobs["cpu-paths"]
     assert set(paths["strategy"]["matrix"]["runner"]) == {"ubuntu-latest", "ubuntu-24.04-arm"}
     assert paths["runs-on"] == "${{ matrix.runner }}"
-    assert "python -m scripts.torch_matrix --cpu-paths --part torch-matrix-part.json" in _runs(
+    assert "python -m scripts torch-matrix --cpu-paths --part torch-matrix-part.json" in _runs(
         paths)
     merge = jobs["record"]
     assert set(merge["needs"]) == {"releases", "run", "cpu-paths"}
     assert merge["permissions"] == {"contents": "write"}
-    assert "python -m scripts.torch_matrix --merge parts/*/torch-matrix-part.json" in _runs(merge)
+    assert "python -m scripts torch-matrix --merge parts/*/torch-matrix-part.json" in _runs(merge)
     assert f"git add {RECORD.relative_to(ROOT).as_posix()}" in _runs(merge)
 
 
@@ -372,7 +372,7 @@ Not a claim:
 """
 
 #: Property tests of the claims on OTHER, read (never imported) by the hook.
-PROPERTY_TESTS = """from scripts.claim_register import proves
+PROPERTY_TESTS = """from tests.claim_register import proves
 
 
 @proves("always-true")
@@ -430,7 +430,7 @@ def test_build_hook_says_what_was_verified_and_notes_a_difference_at_its_block(t
         "site_name": "matrix", "strict": True,
         "nav": [{"Page": "page.md"}, {"Other": "other.md"}, {"GPU": "gpu.md"}],
         "markdown_extensions": ["toc", "attr_list"],
-        "hooks": [str(ROOT / "scripts" / "hooks" / "torch_matrix.py")],
+        "hooks": [str(ROOT / "scripts" / "build" / "matrix_notes.py")],
     }))
     proc = build_site(project, tmp_path / "out")
     assert proc.returncode == 0, proc.stdout[-2000:]
@@ -558,7 +558,7 @@ def test_the_no_onednn_path_switches_onednn_off_in_every_process(tmp_path):
 def test_a_page_counts_the_cpu_paths_its_checks_passed_on(monkeypatch):
     """The facts line names how many CPU paths passed every check of the page, links the
     paths' table, and says on which path a check differs; the details list it."""
-    from scripts.hooks import torch_matrix as hook
+    from scripts.build import matrix_notes as hook
 
     check = hook.Check("docs/a.md::line 3", "block at line 3", "0" * 12, 3)
     failed = _path_run("native", EPYC, "failed")
@@ -608,7 +608,7 @@ def test_a_note_follows_a_block_or_its_output_inside_an_admonition_or_a_tab():
     closing fence, both indented as the block is; ``offset`` (front matter) shifts the lines."""
     from pytest_codeblocks.main import extract_from_buffer
 
-    from scripts.hooks import torch_matrix as hook
+    from scripts.build import matrix_notes as hook
 
     front = "---\ntitle: T\n---\n"
     first, second = extract_from_buffer(io.StringIO(front + NESTED))
@@ -630,22 +630,22 @@ def test_a_note_follows_a_block_or_its_output_inside_an_admonition_or_a_tab():
 
 
 def test_the_build_imports_no_markdown_model_for_the_matrix():
-    """The hook reads pages with pytest-codeblocks, pymdownx.snippets and markdown-it-py, and the
-    record through scripts.matrix_record: loading it loads no other module of the project."""
-    code = ("import sys; import scripts.hooks.torch_matrix; "
+    """The hook reads pages with the build's reader (markdown-it-py) and pymdownx.snippets, and the
+    record through scripts.build.matrix_record: loading it loads no other module of the project."""
+    code = ("import sys; import scripts.build.matrix_notes; "
             "print(sorted(m for m in sys.modules if m.startswith('scripts')))")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
                          check=True).stdout
     assert json.loads(out.replace("'", '"')) == [
-        "scripts", "scripts.hooks", "scripts.hooks.page_facts", "scripts.hooks.torch_matrix",
-        "scripts.matrix_record"]
+        "scripts", "scripts.build", "scripts.build.markdown_blocks", "scripts.build.matrix_notes",
+        "scripts.build.matrix_record", "scripts.build.page_facts"]
 
 
 def test_a_page_checks_its_blocks_included_snippets_and_claims_proofs(tmp_path, monkeypatch):
     """A page's checks: each Python or shell block (not a ``text`` one), each ``snippets/*.py``
     it includes (once, whatever region; not a ``.out`` file, not an escaped include line), the
     property tests of the claim ids given, in that order."""
-    from scripts.hooks import torch_matrix as hook
+    from scripts.build import matrix_notes as hook
 
     (tmp_path / "docs").mkdir()
     (tmp_path / "snippets").mkdir()
@@ -813,7 +813,7 @@ def test_the_facts_line_says_and_1_gpu_only_with_a_gpu_record(monkeypatch, gpu_r
     out (it is skipped on every CPU); the line says "on torch 2.11.0+cu130 and 1 GPU" only when
     a GPU run passed the block as it is today, else "1 not yet run on a GPU" (or that it
     differs there), and the list at the end names the block."""
-    from scripts.hooks import torch_matrix as hook
+    from scripts.build import matrix_notes as hook
 
     checks = [hook.Check("docs/a.md::line 3", "block at line 3", "0" * 12, 3),
               hook.Check("docs/a.md::line 9", "block at line 9", "1" * 12, 9, cuda=True)]
@@ -841,7 +841,7 @@ def test_the_facts_line_says_and_1_gpu_only_with_a_gpu_record(monkeypatch, gpu_r
 
 
 def test_a_page_without_cuda_checks_says_nothing_of_a_gpu(monkeypatch):
-    from scripts.hooks import torch_matrix as hook
+    from scripts.build import matrix_notes as hook
 
     checks = [hook.Check("docs/a.md::line 3", "block at line 3", "0" * 12, 3)]
     monkeypatch.setattr(hook, "_record", {
@@ -894,11 +894,11 @@ def test_the_blocks_marked_cuda_are_those_pytest_codeblocks_marks():
 def test_a_page_knows_its_checks_marked_cuda(tmp_path, monkeypatch):
     """A block with the marker above its fence, and a property test of a claim the page states
     decorated ``@pytest.mark.cuda``, are the page's CUDA checks; the others are not."""
-    from scripts.hooks import torch_matrix as hook
+    from scripts.build import matrix_notes as hook
 
     root = _cuda_project(tmp_path)
     (root / "tests" / "test_claims_gpu.py").write_text(
-        "import pytest\nfrom scripts.claim_register import proves\n\n\n@proves('g')\n"
+        "import pytest\nfrom tests.claim_register import proves\n\n\n@proves('g')\n"
         "@pytest.mark.cuda\ndef test_on_the_gpu():\n    pass\n\n\n@proves('g')\n"
         "def test_anywhere():\n    pass\n")
     monkeypatch.setattr(hook, "_root", root)
@@ -956,7 +956,7 @@ def test_the_cuda_selection_holds_every_check_pytest_marks_cuda(tmp_path):
     out of the GPU run, whatever way its marker is written."""
     out = tmp_path / "collected.json"
     args = [sys.executable, "-m", "pytest", "-o", "addopts=", "-p", "tests.cuda_marker",
-            "--codeblocks", "-p", "no:cacheprovider", "-p", "scripts.torch_matrix_plugin", "-m",
+            "--codeblocks", "-p", "no:cacheprovider", "-p", "tests.torch_matrix_plugin", "-m",
             "cuda", "--collect-only", "-q", *matrix.selection()]
     proc = subprocess.run(args, cwd=ROOT, capture_output=True, text=True,
                           env={**os.environ, "TORCH_MATRIX_OUT": str(out)})

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from scripts.markdown_model import ROOT
-from scripts.zensical_canary import (
+from scripts import ROOT
+from scripts.checks.zensical_canary import (
     MARKDOWN_PACKAGES,
     ZENSICAL,
     Content,
@@ -64,5 +64,5 @@ def test_the_canary_installs_pinned_versions_and_runs_in_ci_without_gating():
     assert [p.split("==")[0].lower() for p in pins(MARKDOWN_PACKAGES)] == [
         n.lower() for n in MARKDOWN_PACKAGES]
     ci = (ROOT / ".ci" / "run").read_text()
-    line = next(ln for ln in ci.splitlines() if "scripts.zensical_canary" in ln)
+    line = next(ln for ln in ci.splitlines() if "scripts zensical-canary" in ln)
     assert "|| " in line, "the canary reports; it never fails CI"

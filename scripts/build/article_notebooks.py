@@ -1,0 +1,181 @@
+"""Every article as a notebook: the page's fenced blocks found by markdown-it-py, its includes
+expanded by ``pymdownx.snippets``, the result read by jupytext. :func:`article_notebook` reads
+files and writes none. What becomes what:
+
+* an executed block (```` ```python ````) becomes a code cell, the prose Markdown cells; a block
+  skipped with ``<!--pytest.mark.skip(reason="…")-->`` is shown with its reason, not run;
+* a block marked ``<!--pytest.mark.cuda-->`` (it needs a CUDA GPU) becomes a code cell as written,
+  tagged ``skip-execution`` (:data:`SKIP_TAG`), after a Markdown cell saying so
+  (:data:`CUDA_NOTE`): a reader on a GPU runs it; nbclient and nbmake, which honour the tag, leave
+  it out, so the notebook runs to its end in a kernel on a CPU;
+* an included snippet region (``--8<-- "snippets/<page>/<what>.py:region"``) is shown, not run;
+  after the last include of a file, one code cell holds the whole file with ``__file__`` set to its
+  path in the repository (so ``snippets/data/…`` resolves in the notebook's folder): running it
+  runs the file's checks, its ``main()`` (``__name__`` is ``"__main__"`` in a kernel);
+* an included output (``<what>.out``) is shown; an expected output after a block is dropped;
+* tabs and admonitions become a bold title over their body; ``math`` fences and ``#!math`` spans
+  become ``$$…$$`` and ``$…$``; figures keep their light variant; links point to ``site_url``.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import jupytext
+import markdown
+import nbformat
+from markdown_it import MarkdownIt
+from pymdownx.snippets import SnippetMissingError, SnippetPreprocessor
+
+from scripts import ROOT
+from scripts.build.markdown_blocks import flatten
+
+#: The folder whose files a notebook may read, relative to the repository root.
+DATA_DIR = "snippets/data"
+#: The cell tag that nbclient (and so nbmake) skips: ``NotebookClient.skip_cells_with_tag``.
+SKIP_TAG = "skip-execution"
+#: The Markdown cell before a cell that needs a CUDA GPU.
+CUDA_NOTE = ("*Needs a CUDA GPU: run this cell where `torch.cuda.is_available()` is `True`, and "
+             f"skip it on a CPU. Its tag `{SKIP_TAG}` makes nbclient and nbmake leave it out.*")
+IMPORT = re.compile(r"^\s*from (snippets[\w.]*) import \(?([\w\s,]+)", re.M)
+#: Rewrites of Markdown cells: dark figures, caption fences and comments go; attribute lists go;
+#: ``#!math`` spans and footnotes become what Jupyter shows.
+PROSE = [(re.compile(p, re.M), r) for p, r in [
+    (r"^.*#only-dark\).*\n?|^///.*\n?|<!--.*?-->", ""), (r"#only-light\)", ")"),
+    (r"\)\{[^}\n]*\}", ")"), (r"[ \t]*\{ *#[\w-]+ *\}[ \t]*$", ""),
+    (r"`#!math\s+([^`]+?)\s*`", r"$\1$"), (r"\[\^([^\]]+)\]:?", r"<sup>[\1]</sup>")]]
+
+
+@dataclass
+class ArticleNotebook:
+    """One article as a notebook: ``name``, its file name (``lookup-tables.ipynb``); ``notebook``
+    (nbformat 4); ``data``, each file it reads (a data file or a snippet module it imports), as
+    its POSIX path relative to the notebook (``snippets/data/river_town.txt``) -> its bytes."""
+
+    name: str
+    notebook: nbformat.NotebookNode
+    data: dict[str, bytes]
+
+    def ipynb_bytes(self) -> bytes:
+        """The notebook as the bytes of an ``.ipynb`` file (UTF-8 JSON, one trailing newline)."""
+        return (nbformat.writes(self.notebook) + "\n").encode("utf-8")
+
+
+def _url(target: str, page: str, site_url: str) -> str:
+    """A link target of ``page`` made absolute on the published site; other URLs unchanged."""
+    if re.match(r"[a-z][a-z0-9+.-]*:|//", target):
+        return target
+    path, hash_, fragment = target.partition("#")
+    path = posixpath.normpath(posixpath.join(posixpath.dirname(page), path)) if path else page
+    if path.endswith(".md"):  # a page: its directory URL
+        path = re.sub(r"(^|/)index/$", r"\1", path.removesuffix(".md") + "/")
+    return site_url.rstrip("/") + "/" + path + hash_ + fragment
+
+
+def _prose(text: str, page: str, site_url: str) -> str:
+    """``text``, Markdown of ``page`` outside code, rewritten by :data:`PROSE`, links made
+    absolute on the published site (``site_url``)."""
+    for pattern, replacement in PROSE:
+        text = pattern.sub(replacement, text)
+    text = re.sub(r"\n{3,}", "\n\n", text)  # where a line was left out
+    return re.sub(r"\]\(([^)\s]+)\)", lambda m: f"]({_url(m[1], page, site_url)})", text)
+
+
+def _shipped(code: str, root: Path) -> dict[str, bytes]:
+    """The snippet modules ``code`` imports (``from snippets.a.b import c``) and those they import
+    (their packages need no ``__init__.py``): path under ``root`` (POSIX) -> bytes."""
+    shipped: dict[str, bytes] = {}
+    while found := {
+        path for module, names in IMPORT.findall(code) for folder in [module.replace(".", "/")]
+        for path in [f"{folder}.py", *(f"{folder}/{name}.py" for name in re.findall(r"\w+", names))]
+        if path not in shipped and (root / path).is_file()
+    }:
+        shipped |= {path: (root / path).read_bytes() for path in found}
+        code = "\n".join((root / path).read_text("utf-8") for path in found)
+    return shipped
+
+
+def _snippets(root: Path) -> SnippetPreprocessor:
+    """``pymdownx.snippets``' preprocessor, set as in ``mkdocs.yml`` (less the glossary it
+    appends to every page), with ``root`` as its base path."""
+    config = {"base_path": [str(root)], "check_paths": True, "dedent_subsections": True}
+    return markdown.Markdown(extensions=["pymdownx.snippets"], extension_configs={
+        "pymdownx.snippets": config}).preprocessors["snippet"]
+
+
+def included(text: str, root: Path = ROOT) -> list[str]:
+    """The paths (relative to ``root``) of the files that each ``--8<--`` line of ``text`` (a
+    page, or a block's lines) includes, in order, as ``pymdownx.snippets`` reads them."""
+    snippets = _snippets(root)
+    return [snippets.parse_snippet_target(m["snippet"][1:-1])["path"] for line in text.split("\n")
+            if (m := snippets.RE_ALL_SNIPPETS.match(line)) and m["snippet"] and not m["escape"]]
+
+
+def _fence(mark: str, info: str, body: str, ran: set[str], root: Path) -> str:
+    """The Markdown that stands for a fenced block (``info``, ``body``) below the HTML comment
+    ``mark`` ('' if none); ``ran`` holds the snippet files whose whole-file cell comes later (the
+    blocks are visited last first), and gets this block's."""
+    lang, body = (info.split() or [""])[0], body.rstrip("\n")
+    skip = re.search(r'skip\(reason="(.*)"\)', mark)
+    if "expected-output" in mark:
+        return ""  # running the block above prints it
+    if lang == "math":  # Jupyter's MathJax breaks lines only inside an environment
+        return "$$\n" + (f"\\begin{{gathered}}\n{body}\n\\end{{gathered}}" if "\\\\" in body
+                         else body) + "\n$$"
+    if lang == "python" and "pytest.mark.cuda" in mark:
+        return f'{CUDA_NOTE}\n\n```python tags=["{SKIP_TAG}"]\n{body}\n```'
+    paths = included(body, root)
+    if lang != "python" or not (skip or paths and len(paths) == len(body.splitlines())):
+        return f"```{info}\n{body}\n```"
+    out = "<!-- #region -->\n" + (f"*Not run in this notebook: {skip[1]}.*\n\n" if skip else "")
+    out += f"```python\n{body}\n```\n<!-- #endregion -->"
+    for path in [] if skip else [path for path in paths if path not in ran]:
+        ran.add(path)
+        out += (f"\n\n*All of `{path}`; running it runs its checks, as `python {path}` does:*"
+                f'\n\n```python\n__file__ = "{path}"  # paths built from it are relative to this '
+                f'folder\n--8<-- "{path}"\n```')
+    return out
+
+
+def article_notebook(page: str, site_url: str, root: Path = ROOT) -> ArticleNotebook:
+    """The notebook of the article ``docs/<page>`` (``page`` like ``lookup-tables.md``), whose
+    links point to ``site_url`` (``https://…/``). Reads the page and the files it includes and
+    uses under ``root``. Raises ``ValueError`` if an included file or region is missing."""
+    text = re.sub(r"\A---\n.*?\n---\n", "", (root / "docs" / page).read_text("utf-8"), flags=re.S)
+    text = flatten(text)
+    lines, tokens = text.split("\n"), MarkdownIt("commonmark").parse(text)
+    parts, end, ran = [], len(lines), set()
+    for before, token in reversed(list(zip([None, *tokens[:-1]], tokens, strict=True))):
+        if token.type == "fence" and token.level == 0:  # the last block first
+            comment = before and before.type == "html_block" and before.content.startswith("<!--")
+            mark = before.content if comment else ""
+            parts += [_prose("\n".join(lines[token.map[1]:end]), page, site_url),
+                      _fence(mark, token.info, token.content, ran, root)]
+            end = before.map[0] if mark else token.map[0]
+    parts.append(_prose("\n".join(lines[:end]), page, site_url))
+    text = "\n\n".join(part.strip("\n") for part in reversed(parts) if part.strip())
+    try:
+        lines = _snippets(root).run(text.split("\n"))
+    except SnippetMissingError as error:
+        raise ValueError(f"{page}: {error}") from None
+    notebook = jupytext.reads("\n".join(lines), fmt="md")
+    notebook.metadata = {
+        "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+        "language_info": {"name": "python"},
+        "source": f"docs/{page} of the site's repository, converted when the site was built"}
+    for cell in notebook.cells:
+        cell.source = cell.source.strip("\n")
+    notebook.cells = [cell for cell in notebook.cells if cell.source]
+    for n, cell in enumerate(notebook.cells):  # fixed: the same page gives the same bytes
+        tags = [SKIP_TAG] if SKIP_TAG in cell.metadata.get("tags", []) else []
+        cell.id, cell.metadata = f"cell-{n}", {"tags": tags} if tags else {}
+    code = "\n".join(cell.source for cell in notebook.cells if cell.cell_type == "code")
+    shipped = _shipped(code, root)
+    code += "\n".join(content.decode("utf-8") for content in shipped.values())
+    data = {f.relative_to(root).as_posix(): f.read_bytes()
+            for f in sorted((root / DATA_DIR).glob("*"))
+            if f.is_file() and f.name != "README.md" and f.name in code}
+    return ArticleNotebook(page.removesuffix(".md") + ".ipynb", notebook, shipped | data)

@@ -1,0 +1,96 @@
+"""The site's one build hook: every MkDocs event it handles, and the order of the steps in each.
+
+``mkdocs.yml`` names this module alone under ``hooks:``. MkDocs calls a function of it for each
+event of a build (https://www.mkdocs.org/user-guide/configuration/#hooks); each function runs
+the steps listed below, in the order written, each step a function of one module of this package
+(the modules are plain Python: a test imports any of them by name, and MkDocs imports them once
+per process, so what they remember between ``mkdocs serve`` rebuilds lasts).
+
+The order matters where a step reads what an earlier one wrote; the comment on each step says
+what it depends on. A module that takes part in several events appears in each list.
+"""
+
+from __future__ import annotations
+
+from mkdocs.plugins import event_priority
+
+from scripts.build import (
+    article_downloads,
+    execute_stage,
+    matrix_notes,
+    notebooks,
+    page_html,
+    pdf_link,
+    reproducible,
+)
+
+#: ``on_config``: settings read before anything is built.
+CONFIG = [
+    reproducible.on_config,  # SOURCE_DATE_EPOCH, before MkDocs dates any page
+    matrix_notes.on_config,  # the torch matrix's record and the claim register, read once
+]
+#: ``on_pre_build``: the execute stage.
+PRE_BUILD = [
+    execute_stage.on_pre_build,  # stale figures drawn, notebooks executed: before any page renders
+]
+#: ``on_files``: files produced by code join the site. Runs before the plugins' ``on_files``
+#: (see :func:`on_files`): mkdocs-jupyter's must find the notebook pages already pointing at
+#: their executed copies.
+FILES = [
+    execute_stage.on_files,  # what the stage made: executed notebooks, figures, downloads
+    pdf_link.on_files,  # a stand-in for the whole site's PDF (python -m scripts site-pdf)
+]
+#: ``on_page_markdown``: what a page shows beside its Markdown.
+PAGE_MARKDOWN = [
+    execute_stage.on_page_markdown,  # a notebook page's "Last update", from git
+    matrix_notes.on_page_markdown,  # notes at blocks that fail on an earlier PyTorch release
+]
+#: ``on_page_content``: each page's HTML, from Markdown's output to the page served.
+PAGE_CONTENT = [
+    notebooks.on_page_content,  # notebook cells become Material code blocks: before the code steps
+    matrix_notes.on_page_content,  # the "Verified on" line, right after the page's </h1>
+    article_downloads.on_page_content,  # the download box, right after </h1>: above that line
+    page_html.on_page_content,  # one pass: code blocks (line count, focus, out of search, snippet
+    # titles linked), figures linked to their SVG, glossary tooltips on first use
+]
+#: ``on_post_build``: caches pruned.
+POST_BUILD = [
+    execute_stage.on_post_build,  # the cache pruned: one policy for every store
+]
+
+
+def on_config(config):
+    for step in CONFIG:
+        config = step(config) or config
+    return config
+
+
+def on_pre_build(*, config) -> None:
+    for step in PRE_BUILD:
+        step(config=config)
+
+
+# MkDocs runs hooks after plugins for an event of equal priority; 50 puts this one first, before
+# mkdocs-jupyter's (https://www.mkdocs.org/dev-guide/plugins/#event-priorities).
+@event_priority(50)
+def on_files(files, *, config):
+    for step in FILES:
+        files = step(files, config=config) or files
+    return files
+
+
+def on_page_markdown(markdown: str, *, page, config, files) -> str:
+    for step in PAGE_MARKDOWN:
+        markdown = step(markdown, page=page, config=config, files=files)
+    return markdown
+
+
+def on_page_content(html: str, *, page, config, files) -> str:
+    for step in PAGE_CONTENT:
+        html = step(html, page=page, config=config, files=files)
+    return html
+
+
+def on_post_build(*, config) -> None:
+    for step in POST_BUILD:
+        step(config=config)

@@ -1,0 +1,1 @@
+"""The contributor's commands: each a subcommand of ``python -m scripts``."""
