@@ -114,7 +114,10 @@ def revision_date(path: Path) -> str:
     whose text is the long English date and whose title adds the time). Outside git, or for a
     file git does not know, the time of the build (``SOURCE_DATE_EPOCH`` if set)."""
     try:
-        out = subprocess.run(["git", "log", "-1", "--format=%at", "--", path.name],
+        # The plugin's own query (its util.py): renames followed, whitespace-only edits ignored,
+        # so a merge that only brings a file's lines together does not date it.
+        out = subprocess.run(["git", "log", "-1", "--format=%at", "--diff-filter=r", "--follow",
+                              "--ignore-all-space", "--ignore-blank-lines", "--", path.name],
                              cwd=path.parent, capture_output=True, text=True, timeout=10,
                              check=True).stdout.strip()
     except (OSError, subprocess.SubprocessError):
