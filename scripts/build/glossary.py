@@ -99,6 +99,10 @@ def first_uses_only(page_html: str) -> str:
 def on_page_content(html_: str, *, page: Page, config: MkDocsConfig, files) -> str:
     """Tooltips for terms written as inline code; one per term and page (MkDocs event)."""
     path = Path(config.config_file_path).resolve().parent / GLOSSARY
+    from scripts.build import zh  # a Chinese page: the Chinese glossary's terms
+    chinese = zh.glossary_terms_for(page, config)
+    if chinese is not None:
+        return first_uses_only(wrap_code_terms(html_, chinese))
     try:
         terms = glossary_terms(path)
     except (OSError, ValueError) as err:

@@ -25,12 +25,14 @@ from scripts.build import (
     pdf_link,
     reproducible,
     source_links,
+    zh,
 )
 
 #: ``on_config``: settings read before anything is built.
 CONFIG = [
     reproducible.on_config,  # SOURCE_DATE_EPOCH, before MkDocs dates any page
     matrix_notes.on_config,  # the torch matrix's record and the claim register, read once
+    zh.on_config,  # the i18n plugin sorts by language only the files read from docs/
 ]
 #: ``on_pre_build``: the execute stage.
 PRE_BUILD = [
@@ -47,21 +49,33 @@ FILES = [
 PAGE_MARKDOWN = [
     execute_stage.on_page_markdown,  # a notebook page's "Last update", from git
     matrix_notes.on_page_markdown,  # notes at blocks that fail on an earlier PyTorch release
+    zh.on_page_markdown,  # a Chinese page: a note at each section behind its English source
 ]
 #: ``on_page_content``: each page's HTML, from Markdown's output to the page served.
 PAGE_CONTENT = [
     notebooks.on_page_content,  # notebook cells become Material code blocks: before the code steps
     matrix_notes.on_page_content,  # the "Verified on" line, right after the page's </h1>
     article_downloads.on_page_content,  # the download box, right after </h1>: above that line
+    zh.on_page_content,  # Chinese pages: the facts line above in Chinese, glossary terms in
+    # text as tooltips; English pages of the Chinese build marked English
     figure_links.on_page_content,  # each figure a link to its SVG, to open it full size
     glossary.on_page_content,  # tooltips on glossary terms written as inline code
     code_heights.on_page_content,  # each code block: line count, keyboard focus, out of search
     source_links.on_page_content,  # snippet titles link to their file: reads the title as text,
     # so it comes after the steps that read a block's opening tag
 ]
+#: ``on_nav``: the navigation, after the i18n plugin has translated its titles.
+NAV = [
+    zh.on_nav,  # the Chinese build: pages without a Chinese file marked English
+]
+#: ``on_post_page``: each page's whole HTML.
+POST_PAGE = [
+    zh.on_post_page,  # the Chinese build's pages load the Chinese search index
+]
 #: ``on_post_build``: caches pruned.
 POST_BUILD = [
     execute_stage.on_post_build,  # the cache pruned: one policy for every store
+    zh.on_post_build,  # the Chinese build: its own search index, at zh/search/
 ]
 
 
@@ -85,6 +99,14 @@ def on_files(files, *, config):
     return files
 
 
+# After the i18n plugin's on_nav (priority -100), which translates the titles this marks.
+@event_priority(-150)
+def on_nav(nav, *, config, files):
+    for step in NAV:
+        nav = step(nav, config=config, files=files) or nav
+    return nav
+
+
 def on_page_markdown(markdown: str, *, page, config, files) -> str:
     for step in PAGE_MARKDOWN:
         markdown = step(markdown, page=page, config=config, files=files)
@@ -95,6 +117,12 @@ def on_page_content(html: str, *, page, config, files) -> str:
     for step in PAGE_CONTENT:
         html = step(html, page=page, config=config, files=files)
     return html
+
+
+def on_post_page(output: str, *, page, config) -> str:
+    for step in POST_PAGE:
+        output = step(output, page=page, config=config)
+    return output
 
 
 def on_post_build(*, config) -> None:

@@ -393,7 +393,8 @@ def on_page_content(html_: str, *, page: Page, config: MkDocsConfig, files) -> s
     claims table and the CPU paths' table."""
     if not _record.get("releases"):
         return html_.replace(CLAIMS_MARKER, "").replace(PATHS_MARKER, "")
-    uri = page.file.src_uri
+    # A Chinese page (x.zh.md) has its English page's blocks, proven there: its English checks.
+    uri = getattr(page.file, "norm_src_uri", None) or page.file.src_uri
     markdown = uri.endswith(".md")
     checks = page_checks(uri, CLAIM_ID.findall(html_) if markdown else [])
     sections = sections_of(_source(uri), page) if markdown else []
