@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import html
 import json
+import os
 import re
 from pathlib import Path
 
@@ -282,6 +283,8 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
                         f"{language}/"):
                     file.dest_uri = f"{language}/{file.dest_uri}"
                     file.url = file._get_url()
+                    file.abs_dest_path = os.path.normpath(os.path.join(file.dest_dir,
+                                                                       file.dest_uri))
                 file.alternates = {language: file}
                 file.locale, file.localization = plugin.default_language, None
                 file.locale_alternate_of, file.norm_src_uri = language, file.src_uri
@@ -365,13 +368,24 @@ def on_post_page(output: str, *, page: Page, config: MkDocsConfig) -> str:
     return CONFIG_BASE.sub(lambda m: f'{m[1]}{m[2].rstrip("/") or "."}/{ZH}"', output, count=1)
 
 
+#: The English build's 404 page, put back after the Chinese build has written its own.
+_english_404: dict[str, bytes | None] = {}
+
+
 def on_post_build(*, config: MkDocsConfig) -> None:
     """In the Chinese build: write its pages' search entries to ``zh/search/search_index.json``
     (locations relative to ``zh/``; Material's Chinese search settings: separator and pipeline
     from its ``zh`` language file), and take them out of the plugin's index, so that the index
     the i18n plugin writes last at ``search/`` holds the English pages alone."""
+    site = Path(config.site_dir)
     if build_language(config) != ZH:
+        _english_404["bytes"] = (site / "404.html").read_bytes() if (site / "404.html").is_file() \
+            else None
         return
+    # The Chinese build writes its 404 page over the English one: it moves to zh/404.html.
+    if (site / "404.html").is_file() and _english_404.get("bytes") is not None:
+        write_file((site / "404.html").read_bytes(), str(site / ZH / "404.html"))
+        (site / "404.html").write_bytes(_english_404["bytes"])
     plugin = config.plugins.get("material/search") or config.plugins.get("search")
     if plugin is None or not hasattr(plugin, "search_index"):
         return
