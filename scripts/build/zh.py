@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import html
 import json
+import logging
 import os
 import re
 from pathlib import Path
@@ -266,6 +267,8 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
     they are, shared by both languages, except that in the Chinese build a page among them (a
     notebook) is written under ``zh/``, as the plugin places an English page that has no Chinese
     file."""
+    # jieba (Material's search segments Chinese with it) logs its dictionary loading on stderr.
+    logging.getLogger("jieba").setLevel(logging.WARNING)
     plugin = config.plugins.get("i18n")
     if plugin is None or getattr(plugin.reconfigure_files, "_docs_only", False):
         return config
