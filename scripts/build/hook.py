@@ -68,6 +68,10 @@ PAGE_CONTENT = [
 NAV = [
     zh.on_nav,  # the Chinese build: pages without a Chinese file marked English
 ]
+#: ``on_page_context``: what a page's template sees (after the i18n plugin's, priority 50).
+PAGE_CONTEXT = [
+    zh.on_page_context,  # the language selector: the same page in each language, relative links
+]
 #: ``on_post_page``: each page's whole HTML.
 POST_PAGE = [
     zh.on_post_page,  # the Chinese build's pages load the Chinese search index
@@ -117,6 +121,12 @@ def on_page_content(html: str, *, page, config, files) -> str:
     for step in PAGE_CONTENT:
         html = step(html, page=page, config=config, files=files)
     return html
+
+
+def on_page_context(context, *, page, config, nav):
+    for step in PAGE_CONTEXT:
+        context = step(context, page=page, config=config, nav=nav) or context
+    return context
 
 
 def on_post_page(output: str, *, page, config) -> str:

@@ -339,6 +339,7 @@ def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, files) 
     href = get_relative_url(english_url.lstrip("/") or ".", page.file.url or ".")
     if not english_url.strip("/"):
         href = get_relative_url(".", page.file.url)
+    href = href if href.endswith("/") else href + "/"
     try:
         return stale_notes(english_text, markdown, href)
     except ValueError as err:
@@ -358,6 +359,19 @@ def on_page_content(page_html: str, *, page: Page, config: MkDocsConfig, files) 
             head, rest = "", page_html
         return f"{head}{sep}{ENGLISH_PAGE_NOTE}<div lang=\"en\">{rest}</div>"
     return page_html
+
+
+def on_page_context(context, *, page: Page, config: MkDocsConfig, nav):
+    """The language selector and the ``hreflang`` links of every page name the same page in
+    each language, relative to the page: ``x/`` and ``zh/x/`` (the Chinese build has every page,
+    translated or standing in). The i18n plugin leaves the home pages and the notebooks on its
+    absolute ``/`` and ``/zh/``, which break under a ``site_url`` with a path."""
+    # The i18n plugin sets it as an attribute, which the templates read first.
+    alternates = getattr(config.extra, "alternate", None) or config.extra.get("alternate") or []
+    path = page.url.removeprefix(f"{ZH}/") if page.url != f"{ZH}/" else ""
+    for alternate in alternates:
+        alternate["link"] = path if alternate["lang"] != ZH else f"{ZH}/{path}"
+    return context
 
 
 CONFIG_BASE = re.compile(r'(<script id="__config" type="application/json">\{[^<]*?"base": ")([^"]*)"')
