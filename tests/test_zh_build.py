@@ -162,3 +162,85 @@ def test_one_search_index_per_language(site):
     assert "、。" in chinese["config"]["separator"] and "\\u200b" in chinese["config"]["separator"]
     # English pages standing in for missing translations stay out of the Chinese index.
     assert not [d for d in chinese["docs"] if d["location"].startswith(("claims/", "api-map/"))]
+
+
+def test_every_link_of_the_chinese_site_resolves(site):
+    """Figures, downloads, staleness notes, the language selector: every relative link and
+    source of every page under zh/ reaches a file, and an id where it names one."""
+    from tests.built_pages import broken_links
+
+    pages = sorted(p.relative_to(site).as_posix() for p in (site / "zh").rglob("index.html"))
+    assert len(pages) >= 15
+    problems = [f"{page}: {problem}" for page in pages
+                for problem in broken_links(site, page, whole_page=True)]
+    assert not problems, "\n".join(problems)
+
+
+# -- a made-up two-language project, built ----------------------------------------------------------
+
+PROJECT_YML = """\
+site_name: t
+site_url: https://example.org/
+strict: true
+validation:
+  links: {not_found: warn, anchors: warn, absolute_links: warn, unrecognized_links: warn}
+nav:
+  - Home: index.md
+  - Rows: rows.md
+  - Other: other.md
+theme: {name: material, language: en}
+plugins:
+  - search
+  - i18n:
+      docs_structure: suffix
+      reconfigure_search: false
+      languages:
+        - {locale: en, name: English, default: true, build: true}
+        - {locale: zh, name: 简体中文, build: true, theme: {language: zh}}
+hooks: [hook.py]
+markdown_extensions: [admonition, attr_list, {toc: {permalink: true}}]
+"""
+PROJECT_HOOK = """\
+from mkdocs.plugins import event_priority
+from scripts.build import zh
+on_config, on_page_markdown, on_page_content = zh.on_config, zh.on_page_markdown, zh.on_page_content
+on_page_context, on_post_page, on_post_build = zh.on_page_context, zh.on_post_page, zh.on_post_build
+on_nav = event_priority(-150)(zh.on_nav)
+"""
+
+
+def build_project(folder):
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+
+    config = load_config(str(folder / "mkdocs.yml"))
+    build(config)
+    return folder / "site"
+
+
+def test_made_up_project_one_english_edit_one_chinese_note(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "mkdocs.yml").write_text(PROJECT_YML, encoding="utf-8")
+    (tmp_path / "hook.py").write_text(PROJECT_HOOK, encoding="utf-8")
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "index.md").write_text("# Home\n\nSee [rows](rows.md#gradient).\n", encoding="utf-8")
+    (docs / "other.md").write_text("# Other\n\nNot translated.\n", encoding="utf-8")
+    (docs / "rows.md").write_text(ENGLISH, encoding="utf-8")
+    (docs / "rows.zh.md").write_text(chinese_for(ENGLISH), encoding="utf-8")
+    site = build_project(tmp_path)
+    page = (site / "zh" / "rows" / "index.html").read_text(encoding="utf-8")
+    assert '<html lang="zh"' in page and page.count("英文原文已更新") == 0
+    assert "Other（英文）" in page and "Rows（英文）" not in page
+
+    (docs / "rows.md").write_text(ENGLISH.replace("It has 2 rows.", "It holds 2 rows."),
+                                  encoding="utf-8")
+    site = build_project(tmp_path)
+    page = (site / "zh" / "rows" / "index.html").read_text(encoding="utf-8")
+    assert page.count('<p class="admonition-title">英文原文已更新</p>') == 1
+    assert page.index("细节") < page.index("英文原文已更新") < page.index("它有 2 行")
+    assert 'href="../../rows/#detail"' in page
+    english = (site / "rows" / "index.html").read_text(encoding="utf-8")
+    assert "英文原文已更新" not in english
+    chinese_index = json.loads((site / "zh" / "search" / "search_index.json").read_text())
+    assert {d["location"].split("#")[0] for d in chinese_index["docs"]} == {"rows/"}  # the home page has no Chinese file

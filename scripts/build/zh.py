@@ -37,6 +37,7 @@ from pathlib import Path
 
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
+from mkdocs.structure.files import File
 from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url, write_file
 
@@ -292,6 +293,15 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
                 file.locale, file.localization = plugin.default_language, None
                 file.locale_alternate_of, file.norm_src_uri = language, file.src_uri
             result.append(file)
+        if language != plugin.default_language:
+            # A notebook page links its download beside it (notebooks/x/x.ipynb): the page under
+            # zh/ gets the same file beside it.
+            pages = {f.src_uri.removesuffix(".ipynb") for f in made if f.is_documentation_page()}
+            for file in made:
+                folder = file.src_uri.rpartition("/")[0]
+                if file.generated_by and folder in pages:
+                    result.append(File.generated(mkdocs_config, f"{language}/{file.src_uri}",
+                                                 content=file.content_bytes))
         return result
 
     reconfigure_files._docs_only = True
