@@ -244,3 +244,31 @@ def test_made_up_project_one_english_edit_one_chinese_note(tmp_path, monkeypatch
     assert "英文原文已更新" not in english
     chinese_index = json.loads((site / "zh" / "search" / "search_index.json").read_text())
     assert {d["location"].split("#")[0] for d in chinese_index["docs"]} == {"rows/"}  # the home page has no Chinese file
+
+
+def test_search_keeps_the_site_terms_whole(tmp_path):
+    """jieba alone cuts 查找表 and 稀疏梯度 in two; the site's terms are added to its dictionary,
+    so the Chinese search index holds each as one word, as a reader types it."""
+    import jieba
+
+    docs = tmp_path / "docs"
+    (tmp_path / "snippets" / "data").mkdir(parents=True)
+    docs.mkdir()
+    (tmp_path / zh.TERMS_FILE).write_text("- {en: lookup table, zh: 查找表}\n- {en: gather, zh: gather}\n",
+                                          encoding="utf-8")
+    (docs / "glossary.zh.md").write_text("# 术语表\n\n稀疏梯度（sparse gradient）\n:   梯度。\n",
+                                         encoding="utf-8")
+    assert zh.site_words(tmp_path, docs) == ["查找表", "稀疏梯度"]
+    zh.add_site_words(tmp_path, docs)
+    assert list(jieba.cut("嵌入是一张查找表，它的稀疏梯度")) == [
+        "嵌入", "是", "一张", "查找表", "，", "它", "的", "稀疏梯度"]
+
+
+def test_chinese_search_index_holds_terms_as_words(site):
+    index = json.loads((site / "zh" / "search" / "search_index.json").read_text())
+    separator = re.compile(index["config"]["separator"])
+    words = {w for d in index["docs"] for w in separator.split(d["title"] + " " + d["text"])}
+    # The terms come from the Chinese glossary page: checked once it is translated (until then
+    # zh/glossary/ is the English page standing in, its content marked lang="en").
+    if '<div lang="en">' not in (site / "zh" / "glossary" / "index.html").read_text():
+        assert {"查找表", "稀疏梯度"} <= words

@@ -35,6 +35,7 @@ import os
 import re
 from pathlib import Path
 
+import yaml
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
@@ -128,6 +129,7 @@ DEFINITION = re.compile(r"^:   (?P<text>.*)$")
 LINK_LINE = re.compile(r"^\s*\[[^\]]*\]\([^)]*\)\s*$")
 #: The English in parentheses after a Chinese term: 独热（one-hot）.
 GLOSS = re.compile(r"（[^（）]*）$")
+HAN = re.compile(r"[\u3400-\u9fff]")
 CJK = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]")
 MD_INLINE = re.compile(r"`([^`]*)`|\*\*?([^*]+)\*\*?")
 
@@ -258,6 +260,36 @@ def _outside_docs(file, docs: Path) -> bool:
     return file.abs_src_path is None or not Path(file.abs_src_path).resolve().is_relative_to(docs)
 
 
+#: The term list of the Chinese edition, relative to the project root.
+TERMS_FILE = "snippets/data/zh-terms.yml"
+
+
+def site_words(root: Path, docs: Path) -> list[str]:
+    """The site's Chinese terms: the ``zh`` of each entry of :data:`TERMS_FILE` and each term
+    of ``docs/glossary.zh.md``, those holding Han characters, sorted (either file may be absent)."""
+    words: set[str] = set()
+    terms = root / TERMS_FILE
+    if terms.is_file():
+        words |= {str(entry.get("zh", "")) for entry in
+                  yaml.safe_load(terms.read_text(encoding="utf-8")) or [] if isinstance(entry, dict)}
+    glossary = docs / "glossary.zh.md"
+    if glossary.is_file():
+        words |= set(zh_glossary(glossary.read_text(encoding="utf-8")))
+    return sorted(w for w in words if HAN.search(w))
+
+
+def add_site_words(root: Path, docs: Path) -> None:
+    """Teach jieba the site's terms (:func:`site_words`), so that Material's search plugin keeps
+    each one whole: jieba's own dictionary cuts 查找表 into 查找 / 表 and 稀疏梯度 into 稀疏 / 梯度, and
+    a reader's query, which the browser does not segment, would then match nothing."""
+    try:
+        import jieba
+    except ImportError:  # Material's search indexes Chinese unsegmented without it
+        return
+    for word in site_words(root, docs):
+        jieba.add_word(word)
+
+
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
     """Let the i18n plugin sort only the files read from ``docs/``.
 
@@ -270,6 +302,7 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
     file."""
     # jieba (Material's search segments Chinese with it) logs its dictionary loading on stderr.
     logging.getLogger("jieba").setLevel(logging.WARNING)
+    add_site_words(Path(config.config_file_path).resolve().parent, Path(config.docs_dir))
     plugin = config.plugins.get("i18n")
     if plugin is None or getattr(plugin.reconfigure_files, "_docs_only", False):
         return config
