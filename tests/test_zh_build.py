@@ -277,3 +277,19 @@ def test_chinese_search_index_holds_terms_as_words(site):
     assert [w for w in used if w not in words] == []
     if (ROOT / "docs" / "glossary.zh.md").is_file():
         assert len(used) >= 5
+
+
+def test_matrix_note_follows_its_block_into_the_chinese_page():
+    """A block failing on an earlier release gets its note on the Chinese page too, after the
+    same block (the Chinese page's lines differ: a longer paragraph moves the block down)."""
+    from scripts.build import matrix_notes
+
+    fence = "```python\nprint(1)\n```\n"
+    english = f"# T\n\nOne.\n\n{fence}\nTwo.\n\n{fence}"
+    chinese = f"# 标题\n<!-- en: 0 -->\n\n一。\n\n甲。\n\n乙。\n\n丙。\n\n{fence}\n二。\n\n{fence}"
+    second = matrix_notes.Check("docs/t.md::line 11", "block at line 11", "f", 11)
+    state = matrix_notes.Status([second], [], {}, {"2.13.0": [(second, "ValueError: no")]})
+    moved = matrix_notes.translated_state(state, english, chinese)
+    out = matrix_notes.block_notes(chinese, 0, moved)
+    assert out.count("torch-matrix-difference") == 1
+    assert out.index("二。") < out.index("On PyTorch 2.13.0") and out.rstrip().endswith("</p>")

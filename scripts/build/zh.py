@@ -394,6 +394,9 @@ def on_page_content(page_html: str, *, page: Page, config: MkDocsConfig, files) 
     English pages of the Chinese build: marked as English, left out of the Chinese search."""
     if is_chinese(page):
         terms = glossary_terms_for(page, config) or {}
+        # The torch matrix's notes at failing blocks stay in English, marked so.
+        page_html = page_html.replace('<p class="torch-matrix-difference">',
+                                      '<p class="torch-matrix-difference" lang="en">')
         return wrap_text_terms(facts_in_chinese(page_html), terms)
     if is_english_stand_in(page, config):
         page.meta["search"] = {**(page.meta.get("search") or {}), "exclude": True}
