@@ -31,7 +31,8 @@ from pathlib import Path
 from markdown_it import MarkdownIt
 from mdit_py_plugins.front_matter import front_matter_plugin
 
-ROOT = Path(__file__).resolve().parents[1]
+from scripts import ROOT
+
 DOCS = ROOT / "docs"
 
 #: The comment under a Chinese heading that names the fingerprint of its English section.

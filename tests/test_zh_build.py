@@ -8,7 +8,6 @@ import json
 import re
 
 import markdown
-import pytest
 
 from scripts.build import zh
 from scripts.translations import fingerprint, sections
@@ -40,7 +39,8 @@ def chinese_for(english: str, *, leave_out: str | None = None) -> str:
     fp = {s.anchor: fingerprint(s) for s in sections(english)}
     parts = [f"# {ZH_BODY[0]}\n<!-- en: {fp['']} -->\n\n{ZH_BODY[1]}\n"]
     for (anchor, level), title, body in zip(
-            [("lookup", 2), ("gradient", 2), ("detail", 3)], ZH_BODY[2::2], ZH_BODY[3::2]):
+            [("lookup", 2), ("gradient", 2), ("detail", 3)], ZH_BODY[2::2], ZH_BODY[3::2],
+            strict=True):
         if anchor == leave_out:
             continue
         parts.append(f"{'#' * level} {title} {{ #{anchor} }}\n<!-- en: {fp[anchor]} -->\n\n"
@@ -66,7 +66,8 @@ def test_one_edited_english_sentence_marks_exactly_its_section():
     assert notes(out) == [("英文原文已更新", "../../rows/#gradient")]
     # The note sits in the section it is about: after its marker, before its text.
     gradient = out.index("## 梯度")
-    assert gradient < out.index("英文原文已更新") < out.index("梯度是稀疏的。") < out.index("### 细节")
+    assert gradient < out.index("英文原文已更新") < out.index("梯度是稀疏的。")
+    assert out.index("梯度是稀疏的。") < out.index("### 细节")
 
 
 def test_edited_title_section_links_the_page_itself():
@@ -92,7 +93,8 @@ def test_notes_render_as_warnings():
 
 # -- glossary tooltips in Chinese text -----------------------------------------------------------
 
-TERMS = {"查找表": "按 id 取行的表。", "稀疏梯度": "只有被查找的行非零的梯度。", "COO": "坐标格式。",
+TERMS = {"查找表": "按 id 取行的表。", "稀疏梯度": "只有被查找的行非零的梯度。",
+         "COO": "坐标格式。",
          "padding_idx": "不更新的一行。"}
 
 
@@ -131,8 +133,9 @@ def test_facts_line_in_chinese():
             '2.14.1 and 2.13.0 and <a href="../claims/#p">5 CPU paths</a>; <a href="#d">3 not '
             'yet run on 2.14.1 and 2.13.0</a></span></p>')
     out = zh.facts_in_chinese(line)
-    assert re.sub("<[^>]+>", "", out) == ("x自己运行：a.ipynb（本文的笔记本）已验证：33 项检查，torch "
-                                          "2.15.0、2.14.1 和 2.13.0，以及 5 条 CPU 路径；3 项尚未在 "
+    assert re.sub("<[^>]+>", "", out) == ("x自己运行：a.ipynb（本文的笔记本）已验证："
+                                          "33 项检查，torch 2.15.0、2.14.1 和 2.13.0，"
+                                          "以及 5 条 CPU 路径；3 项尚未在 "
                                           "2.14.1 和 2.13.0 上运行")
     assert re.findall(r'href="([^"]*)"', out) == re.findall(r'href="([^"]*)"', line)
 
@@ -176,7 +179,7 @@ def test_every_link_of_the_chinese_site_resolves(site):
     assert not problems, "\n".join(problems)
 
 
-# -- a made-up two-language project, built ----------------------------------------------------------
+# -- a made-up two-language project, built -------------------------------------------------
 
 PROJECT_YML = """\
 site_name: t
@@ -243,7 +246,8 @@ def test_made_up_project_one_english_edit_one_chinese_note(tmp_path, monkeypatch
     english = (site / "rows" / "index.html").read_text(encoding="utf-8")
     assert "英文原文已更新" not in english
     chinese_index = json.loads((site / "zh" / "search" / "search_index.json").read_text())
-    assert {d["location"].split("#")[0] for d in chinese_index["docs"]} == {"rows/"}  # the home page has no Chinese file
+    # The home page has no Chinese file: its English stand-in stays out of the Chinese index.
+    assert {d["location"].split("#")[0] for d in chinese_index["docs"]} == {"rows/"}
 
 
 def test_search_keeps_the_site_terms_whole(tmp_path):
@@ -254,8 +258,8 @@ def test_search_keeps_the_site_terms_whole(tmp_path):
     docs = tmp_path / "docs"
     (tmp_path / "snippets" / "data").mkdir(parents=True)
     docs.mkdir()
-    (tmp_path / zh.TERMS_FILE).write_text("- {en: lookup table, zh: 查找表}\n- {en: gather, zh: gather}\n",
-                                          encoding="utf-8")
+    (tmp_path / zh.TERMS_FILE).write_text(
+        "- {en: lookup table, zh: 查找表}\n- {en: gather, zh: gather}\n", encoding="utf-8")
     (docs / "glossary.zh.md").write_text("# 术语表\n\n稀疏梯度（sparse gradient）\n:   梯度。\n",
                                          encoding="utf-8")
     assert zh.site_words(tmp_path, docs) == ["查找表", "稀疏梯度"]

@@ -282,7 +282,7 @@ def translated_state(state: Status, english: str, translation: str) -> Status:
     def lines(text: str) -> list[int]:
         return [b.lineno for b in code_blocks(text) if b.syntax in ("python", "sh", "bash")]
 
-    moved = dict(zip(lines(english), lines(translation)))
+    moved = dict(zip(lines(english), lines(translation), strict=False))
     failed = {key: [(replace(check, line=moved.get(check.line)), message)
                     for check, message in failures] for key, failures in state.failed.items()}
     return Status(state.checks, state.passed, state.pending, failed)

@@ -56,7 +56,8 @@ MISSING_NOTE = ('!!! warning "本节尚未翻译"\n'
                 '    英文页面在这里有一节还没有中文译文：'
                 '<a href="{href}" hreflang="en">{heading}</a>（英文）。\n')
 #: The note at the top of a page built at /zh/ from its English text.
-ENGLISH_PAGE_NOTE = ('<div class="admonition note" lang="zh"><p class="admonition-title">英文页面</p>'
+ENGLISH_PAGE_NOTE = ('<div class="admonition note" lang="zh">'
+                     '<p class="admonition-title">英文页面</p>'
                      '<p>本页尚无中文版，下面是英文原文。</p></div>')
 
 
@@ -227,7 +228,8 @@ FACTS = [
                 r"files it reads\)"), r"自己运行：\1（本文的笔记本，含它读取的文件）"),
     (re.compile(r"Run it yourself: (<a [^>]*>[^<]*</a>) \(this article as a notebook\)"),
      r"自己运行：\1（本文的笔记本）"),
-    (re.compile(r"<strong>Verified</strong>: (\d+) checks? on torch ([^<;]*?)(?= and <a|;|</span>)"),
+    (re.compile(r"<strong>Verified</strong>: (\d+) checks? on torch "
+                r"([^<;]*?)(?= and <a|;|</span>)"),
      r"<strong>已验证</strong>：\1 项检查，torch \2"),
     (re.compile(r" and (<a [^>]*>)(\d+) CPU paths?</a>"), r"，以及 \1\2 条 CPU 路径</a>"),
     (re.compile(r">(\d+) not yet run on ([^<]*)</a>"), r">\1 项尚未在 \2 上运行</a>"),
@@ -270,8 +272,8 @@ def site_words(root: Path, docs: Path) -> list[str]:
     words: set[str] = set()
     terms = root / TERMS_FILE
     if terms.is_file():
-        words |= {str(entry.get("zh", "")) for entry in
-                  yaml.safe_load(terms.read_text(encoding="utf-8")) or [] if isinstance(entry, dict)}
+        entries = yaml.safe_load(terms.read_text(encoding="utf-8")) or []
+        words |= {str(entry.get("zh", "")) for entry in entries if isinstance(entry, dict)}
     glossary = docs / "glossary.zh.md"
     if glossary.is_file():
         words |= set(zh_glossary(glossary.read_text(encoding="utf-8")))
@@ -280,8 +282,9 @@ def site_words(root: Path, docs: Path) -> list[str]:
 
 def add_site_words(root: Path, docs: Path) -> None:
     """Teach jieba the site's terms (:func:`site_words`), so that Material's search plugin keeps
-    each one whole: jieba's own dictionary cuts 查找表 into 查找 / 表 and 稀疏梯度 into 稀疏 / 梯度, and
-    a reader's query, which the browser does not segment, would then match nothing."""
+    each one whole: jieba's own dictionary cuts 查找表 into 查找 / 表 and 稀疏梯度 into
+    稀疏 / 梯度, and a reader's query, which the browser does not segment, would then match
+    nothing."""
     try:
         import jieba
     except ImportError:  # Material's search indexes Chinese unsegmented without it
@@ -420,7 +423,8 @@ def on_page_context(context, *, page: Page, config: MkDocsConfig, nav):
     return context
 
 
-CONFIG_BASE = re.compile(r'(<script id="__config" type="application/json">\{[^<]*?"base": ")([^"]*)"')
+CONFIG_BASE = re.compile(
+    r'(<script id="__config" type="application/json">\{[^<]*?"base": ")([^"]*)"')
 
 
 def on_post_page(output: str, *, page: Page, config: MkDocsConfig) -> str:
