@@ -19,6 +19,7 @@ from scripts.build import (
     code_heights,
     execute_stage,
     figure_links,
+    first_figure,
     glossary,
     matrix_notes,
     notebooks,
@@ -59,6 +60,7 @@ PAGE_CONTENT = [
     zh.on_page_content,  # Chinese pages: the facts line above in Chinese, glossary terms in
     # text as tooltips; English pages of the Chinese build marked English
     figure_links.on_page_content,  # each figure a link to its SVG, to open it full size
+    first_figure.on_page_content,  # the figure above the first <h2> loads at once
     glossary.on_page_content,  # tooltips on glossary terms written as inline code
     code_heights.on_page_content,  # each code block: line count, keyboard focus, out of search
     source_links.on_page_content,  # snippet titles link to their file: reads the title as text,
