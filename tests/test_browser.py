@@ -713,3 +713,29 @@ def test_the_short_answer_ends_on_a_phones_first_screen(browser, base_url, page)
             f"of a 360 px phone: {text[:120]!r}")
     finally:
         context.close()
+
+
+#: Chinese words a reader searches for on the Chinese site (the term list's 查找表 and 稀疏梯度).
+ZH_QUERIES = ["查找表", "稀疏梯度"]
+
+
+@pytest.mark.parametrize("query", ZH_QUERIES)
+def test_chinese_search_finds_chinese_pages_only(reader, base_url, site, query):
+    """On a Chinese page, searching a Chinese term lists the Chinese pages whose text holds it
+    (the Chinese index, segmented by jieba with the site's terms kept whole), and nothing else:
+    no English page, no English page standing in at /zh/."""
+    from scripts import ROOT
+
+    holding = sorted(p.name.removesuffix(".zh.md") for p in (ROOT / "docs").glob("*.zh.md")
+                     if query in p.read_text(encoding="utf-8"))
+    if not holding:
+        pytest.skip(f"no Chinese page uses {query} yet")
+    expected = {urlparse(f"{base_url}zh/" + page_url_path(f"{name}.md")).path for name in holding}
+    visit = reader.open(base_url + "zh/")
+    tab = visit.page
+    search_for(tab, query)
+    listed = set(tab.eval_on_selector_all(".md-search-result__link",
+                                          "as => as.map(a => new URL(a.href).pathname)"))
+    assert not visit.problems, "\n".join(visit.problems)
+    assert listed and all(path.startswith("/zh/") for path in listed), listed
+    assert expected & listed, f"searching {query!r} listed {sorted(listed)}, none of {expected}"
