@@ -363,28 +363,27 @@ def on_nav(nav, *, config: MkDocsConfig, files):
 
 
 #: ``pymdownx.snippets``' ``auto_append`` as mkdocs.yml sets it (the English glossary).
-_english_append: dict[str, list[str]] = {}
+_english_append: dict[int, list[str]] = {}
 
 
 def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, files) -> str:
-    """A Chinese page gets its staleness notes (:func:`stale_notes`)."""
+    """A Chinese page gets its staleness notes (:func:`stale_notes`), and not the English
+    glossary's abbreviations that ``pymdownx.snippets`` appends to every page (``auto_append``,
+    read when MkDocs makes the page's Markdown converter, right after this event): its tooltips
+    are the Chinese glossary's (:func:`on_page_content`)."""
     snippets = config.mdx_configs.get("pymdownx.snippets")
-    if snippets is not None:  # the English glossary's abbreviations: English pages only
-        _english_append.setdefault("auto_append", list(snippets.get("auto_append", [])))
-        snippets["auto_append"] = [] if is_chinese(page) else _english_append["auto_append"]
+    if snippets is not None:
+        english = _english_append.setdefault(id(snippets), list(snippets.get("auto_append", [])))
+        snippets["auto_append"] = [] if is_chinese(page) else english
     if not is_chinese(page):
         return markdown
     source = Path(config.docs_dir) / english_uri(page)
-    english = files.get_file_from_path(english_uri(page))
     try:
         english_text = source.read_text(encoding="utf-8")
     except OSError as err:
         raise PluginError(f"{page.file.src_uri}: no English page {source.name}") from err
-    english_url = "/" + (english.url if english is not None and english.locale == "en"
-                         else page.file.url.removeprefix(f"{ZH}/"))
-    href = get_relative_url(english_url.lstrip("/") or ".", page.file.url or ".")
-    if not english_url.strip("/"):
-        href = get_relative_url(".", page.file.url)
+    # The English page's URL is the Chinese page's without zh/ (zh/x/ -> x/, zh/ -> the root).
+    href = get_relative_url(page.file.url.removeprefix(f"{ZH}/") or ".", page.file.url)
     href = href if href.endswith("/") else href + "/"
     try:
         return stale_notes(english_text, markdown, href)
