@@ -148,7 +148,7 @@ def test_both_languages_in_one_build(site):
     for page in (english, chinese):
         assert 'hreflang="en"' in page and 'hreflang="zh"' in page
     assert 'placeholder="搜索"' in chinese  # Material's own Chinese strings
-    assert '"base": "../zh"' in chinese and '"base": "."' in english
+    assert '"base": "../zh/"' in chinese and '"base": "."' in english
 
 
 def test_pages_without_chinese_file_are_marked_english(site):

@@ -410,15 +410,21 @@ def on_page_content(page_html: str, *, page: Page, config: MkDocsConfig, files) 
 
 
 def on_page_context(context, *, page: Page, config: MkDocsConfig, nav):
-    """The language selector and the ``hreflang`` links of every page name the same page in
-    each language, relative to the page: ``x/`` and ``zh/x/`` (the Chinese build has every page,
-    translated or standing in). The i18n plugin leaves the home pages and the notebooks on its
-    absolute ``/`` and ``/zh/``, which break under a ``site_url`` with a path."""
-    # The i18n plugin sets it as an attribute, which the templates read first.
+    """The ``hreflang`` links name each language's root, relative to
+    the page (``.``/``..`` and ``zh/``), as Material expects: its script fetches the
+    ``sitemap.xml`` under each ``link rel="alternate"`` and, when a reader picks a language, opens
+    the same page there if that sitemap lists it (:func:`on_post_build` writes ``zh/sitemap.xml``;
+    the i18n plugin's sitemap lists every page with its alternates). The plugin's links name the
+    page itself in each language, under which there is no sitemap (a failed request on every page
+    load), and stay absolute (``/``, ``/zh/``) on the home pages, which breaks under a
+    ``site_url`` with a path."""
     alternates = getattr(config.extra, "alternate", None) or config.extra.get("alternate") or []
+    # The selector itself (docs/.overrides/partials/alternate.html) links the same page in each
+    # language: the Chinese build has every page, translated or standing in.
     path = page.url.removeprefix(f"{ZH}/") if page.url != f"{ZH}/" else ""
     for alternate in alternates:
-        alternate["link"] = path if alternate["lang"] != ZH else f"{ZH}/{path}"
+        alternate["link"] = f"{ZH}/" if alternate["lang"] == ZH else ""
+        alternate["page"] = f"{ZH}/{path}" if alternate["lang"] == ZH else path
     return context
 
 
@@ -431,7 +437,8 @@ def on_post_page(output: str, *, page: Page, config: MkDocsConfig) -> str:
     the Chinese site's root (``zh/``), where :func:`on_post_build` writes that index."""
     if build_language(config) != ZH:
         return output
-    return CONFIG_BASE.sub(lambda m: f'{m[1]}{m[2].rstrip("/") or "."}/{ZH}"', output, count=1)
+    # With the slash: Material resolves search/search_index.json against this URL.
+    return CONFIG_BASE.sub(lambda m: f'{m[1]}{m[2].rstrip("/") or "."}/{ZH}/"', output, count=1)
 
 
 #: The English build's 404 page, put back after the Chinese build has written its own.
@@ -448,6 +455,10 @@ def on_post_build(*, config: MkDocsConfig) -> None:
         _english_404["bytes"] = (site / "404.html").read_bytes() if (site / "404.html").is_file() \
             else None
         return
+    # Material looks for each language's sitemap under its root (on_page_context).
+    for name in ("sitemap.xml", "sitemap.xml.gz"):
+        if (site / name).is_file():
+            write_file((site / name).read_bytes(), str(site / ZH / name))
     # The Chinese build writes its 404 page over the English one: it moves to zh/404.html.
     if (site / "404.html").is_file() and _english_404.get("bytes") is not None:
         write_file((site / "404.html").read_bytes(), str(site / ZH / "404.html"))
