@@ -738,6 +738,7 @@ def test_chinese_search_finds_chinese_pages_only(reader, base_url, site, query):
     if not tab.evaluate("document.activeElement.dataset.mdComponent === 'search-query'"):
         tab.keyboard.press("/")
     box.fill(query)
+    box.press("End")  # Material searches on a key event, which fill() alone does not send
     tab.wait_for_selector(".md-search-result__item")
     listed = set(tab.eval_on_selector_all(".md-search-result__link",
                                           "as => as.map(a => new URL(a.href).pathname)"))
