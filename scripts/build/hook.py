@@ -45,6 +45,7 @@ PRE_BUILD = [
 FILES = [
     execute_stage.on_files,  # what the stage made: executed notebooks, figures, downloads
     pdf_link.on_files,  # a stand-in for the whole site's PDF (python -m scripts site-pdf)
+    zh.on_files,  # the Chinese build: the Chinese PDF's stand-in, at zh/
 ]
 #: ``on_page_markdown``: what a page shows beside its Markdown.
 PAGE_MARKDOWN = [

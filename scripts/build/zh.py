@@ -42,6 +42,7 @@ from mkdocs.structure.files import File
 from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url, write_file
 
+from scripts.build.pdf_link import PDF_NAME, STAND_IN, placeholder_pdf
 from scripts.translations import compare, sections
 
 #: The locale of the Chinese edition (mkdocs.yml, ``plugins.i18n.languages``).
@@ -343,6 +344,20 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
     reconfigure_files._docs_only = True
     plugin.reconfigure_files = reconfigure_files
     return config
+
+
+def on_files(files, *, config: MkDocsConfig):
+    """In the Chinese build, the stand-in of the Chinese site's PDF at ``zh/``: the Chinese home
+    page's link to ``embedding-executed.pdf`` resolves to it (the i18n plugin looks for
+    ``embedding-executed.zh.pdf`` first), and ``python -m scripts site-pdf`` prints the real one
+    over it."""
+    if build_language(config) != ZH:
+        return files
+    stand_in = File.generated(config, PDF_NAME.replace(".pdf", f".{ZH}.pdf"),
+                              content=placeholder_pdf(STAND_IN))
+    stand_in.dest_uri = f"{ZH}/{PDF_NAME}"
+    files.append(stand_in)
+    return files
 
 
 def on_nav(nav, *, config: MkDocsConfig, files):
