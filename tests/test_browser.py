@@ -476,7 +476,14 @@ def check_downloads(visit: Visit, page: str) -> None:
             assert data, f"{page}: {name} is empty"
 
 
-@pytest.mark.parametrize("page", PAGES)
+#: The palette toggle's name in each language (mkdocs.yml: theme.palette, and the i18n plugin's
+#: theme override for zh).
+DARK_TOGGLE = {"en": "Switch to dark mode", "zh": "切换到深色模式"}
+
+
+#: Every page in both languages: the Chinese site (zh/) has every page of nav, translated or
+#: standing in (its English text, marked as English).
+@pytest.mark.parametrize("page", [*PAGES, *(f"zh/{p}" for p in PAGES)])
 def test_page_in_a_real_browser(page, site, reader, base_url, screenshots):
     visit = reader.open(base_url + page_url_path(page))
     tab = visit.page
@@ -514,7 +521,8 @@ def test_page_in_a_real_browser(page, site, reader, base_url, screenshots):
     check_accessibility(visit, "light")
 
     # The toggle is a <label> for the palette radio; a reader clicks the moon icon.
-    tab.locator('label[title="Switch to dark mode"]').click()
+    toggle = DARK_TOGGLE["zh" if page.startswith("zh/") else "en"]
+    tab.locator(f'label[title="{toggle}"]').click()
     tab.wait_for_selector('body[data-md-color-scheme="slate"]')
     for i in range(dark.count()):
         assert displayed(dark.nth(i)), f"{page}: dark figure {i} hidden in dark mode"
