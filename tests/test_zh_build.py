@@ -297,3 +297,10 @@ def test_matrix_note_follows_its_block_into_the_chinese_page():
     out = matrix_notes.block_notes(chinese, 0, moved)
     assert out.count("torch-matrix-difference") == 1
     assert out.index("二。") < out.index("On PyTorch 2.13.0") and out.rstrip().endswith("</p>")
+
+
+def test_formulas_on_chinese_pages_carry_no_language():
+    page = ('<p>公式 <span class="arithmatex"><math></math></span></p>'
+            '<div class="arithmatex" role="math"><math></math></div>')
+    out = zh.formulas_without_language(page)
+    assert out.count('lang="zxx"') == 2 and '<div class="arithmatex" lang="zxx" role="math">' in out

@@ -255,6 +255,18 @@ def facts_in_chinese(page_html: str) -> str:
     return FACTS_LINE.sub(translate, page_html, count=1)
 
 
+FORMULA = re.compile(r'<(div|span) class="arithmatex"')
+
+
+def formulas_without_language(page_html: str) -> str:
+    """``page_html`` with each formula (``class="arithmatex"``, scripts/build/markdown_math.py)
+    marked ``lang="zxx"``, no linguistic content. Inside a ``lang="zh"`` page, Chromium draws a
+    formula's ``·`` and Greek letters from a CJK font, whose wide glyphs made a formula of the
+    Chinese static-vs-contextual page 277 px wide where the English page's is 254 px (wider than
+    a phone's column, 328 px for the pair); marked, it takes the English page's widths."""
+    return FORMULA.sub(r'<\1 class="arithmatex" lang="zxx"', page_html)
+
+
 # -- MkDocs events ----------------------------------------------------------------------------
 
 def _outside_docs(file, docs: Path) -> bool:
@@ -414,6 +426,7 @@ def on_page_content(page_html: str, *, page: Page, config: MkDocsConfig, files) 
         # The torch matrix's notes at failing blocks stay in English, marked so.
         page_html = page_html.replace('<p class="torch-matrix-difference">',
                                       '<p class="torch-matrix-difference" lang="en">')
+        page_html = formulas_without_language(page_html)
         return wrap_text_terms(facts_in_chinese(page_html), terms)
     if is_english_stand_in(page, config):
         page.meta["search"] = {**(page.meta.get("search") or {}), "exclude": True}
