@@ -93,7 +93,8 @@ def print_pdf(site: Path, log: str) -> tuple[int, str]:
                           cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                           timeout=600)
     said = proc.stdout.strip()
-    return proc.returncode, log + (f"INFO    -  {said}\n" if proc.returncode == 0 else said)
+    said_lines = "".join(f"INFO    -  {line}\n" for line in said.splitlines())  # one per PDF
+    return proc.returncode, log + (said_lines if proc.returncode == 0 else said)
 
 
 def _notebook_cache() -> list[str]:

@@ -476,7 +476,14 @@ def check_downloads(visit: Visit, page: str) -> None:
             assert data, f"{page}: {name} is empty"
 
 
-@pytest.mark.parametrize("page", PAGES)
+#: The palette toggle's name in each language (mkdocs.yml: theme.palette, and the i18n plugin's
+#: theme override for zh).
+DARK_TOGGLE = {"en": "Switch to dark mode", "zh": "切换到深色模式"}
+
+
+#: Every page in both languages: the Chinese site (zh/) has every page of nav, translated or
+#: standing in (its English text, marked as English).
+@pytest.mark.parametrize("page", [*PAGES, *(f"zh/{p}" for p in PAGES)])
 def test_page_in_a_real_browser(page, site, reader, base_url, screenshots):
     visit = reader.open(base_url + page_url_path(page))
     tab = visit.page
@@ -514,7 +521,8 @@ def test_page_in_a_real_browser(page, site, reader, base_url, screenshots):
     check_accessibility(visit, "light")
 
     # The toggle is a <label> for the palette radio; a reader clicks the moon icon.
-    tab.locator('label[title="Switch to dark mode"]').click()
+    toggle = DARK_TOGGLE["zh" if page.startswith("zh/") else "en"]
+    tab.locator(f'label[title="{toggle}"]').click()
     tab.wait_for_selector('body[data-md-color-scheme="slate"]')
     for i in range(dark.count()):
         assert displayed(dark.nth(i)), f"{page}: dark figure {i} hidden in dark mode"
@@ -713,3 +721,35 @@ def test_the_short_answer_ends_on_a_phones_first_screen(browser, base_url, page)
             f"of a 360 px phone: {text[:120]!r}")
     finally:
         context.close()
+
+
+#: Chinese words a reader searches for on the Chinese site (the term list's 查找表 and 稀疏梯度).
+ZH_QUERIES = ["查找表", "稀疏梯度"]
+
+
+@pytest.mark.parametrize("query", ZH_QUERIES)
+def test_chinese_search_finds_chinese_pages_only(reader, base_url, site, query):
+    """On a Chinese page, searching a Chinese term lists the Chinese pages whose text holds it
+    (the Chinese index, segmented by jieba with the site's terms kept whole), and nothing else:
+    no English page, no English page standing in at /zh/."""
+    from scripts import ROOT
+
+    holding = sorted(p.name.removesuffix(".zh.md") for p in (ROOT / "docs").glob("*.zh.md")
+                     if query in p.read_text(encoding="utf-8"))
+    if not holding:
+        pytest.skip(f"no Chinese page uses {query} yet")
+    expected = {urlparse(f"{base_url}zh/" + page_url_path(f"{name}.md")).path for name in holding}
+    visit = reader.open(base_url + "zh/")
+    tab = visit.page
+    # As an input method enters it: the whole word at once (no key press per character).
+    box = tab.locator('[data-md-component="search-query"]')
+    if not tab.evaluate("document.activeElement.dataset.mdComponent === 'search-query'"):
+        tab.keyboard.press("/")
+    box.fill(query)
+    box.press("End")  # Material searches on a key event, which fill() alone does not send
+    tab.wait_for_selector(".md-search-result__item")
+    listed = set(tab.eval_on_selector_all(".md-search-result__link",
+                                          "as => as.map(a => new URL(a.href).pathname)"))
+    assert not visit.problems, "\n".join(visit.problems)
+    assert listed and all(path.startswith("/zh/") for path in listed), listed
+    assert expected & listed, f"searching {query!r} listed {sorted(listed)}, none of {expected}"

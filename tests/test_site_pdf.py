@@ -313,3 +313,18 @@ def test_a_page_s_own_content_is_cut_from_its_built_page():
     assert site_pdf.page_content(built) == '<h1 id="t">T</h1><p>body</p>'
     assert site_pdf.page_content(built.replace('<aside class="md-source-file">Last update'
                                                "</aside>", "")) == '<h1 id="t">T</h1><p>body</p>'
+
+
+@pytest.mark.audit
+def test_the_chinese_site_prints_its_own_pdf_with_chinese_text(pdf, site):
+    """The Chinese site (zh/) gets its own PDF, in Chinese: its front page's contents heading,
+    its navigation's translated titles, and a CJK font (Debian's Noto CJK, installed by .ci/run)
+    that pypdf can read the characters back from (Kangxi radicals, which some CJK fonts map
+    their glyphs to, normalised by NFKC to the ideographs)."""
+    chinese = PdfReader(site / "zh" / PDF_NAME)
+    front = plain("".join(page.extract_text() for page in chinese.pages[:2]))
+    # (页 of 首页 comes back as a radical of the CJK Radicals Supplement, which NFKC keeps.)
+    assert "目录" in front and "文章" in front and "参考" in front
+    home = (site / "zh" / "index.html").read_text(encoding="utf-8")
+    assert 'href="embedding-executed.pdf"' in home  # its own, beside it
+    assert plain(pdf.pages[0].extract_text()).startswith("Embedding,Executed")

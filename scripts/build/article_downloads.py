@@ -72,12 +72,16 @@ def download_name(page: str, files) -> str | None:
 def on_page_content(html, *, page, config, files):
     """Put the download link first in the line under an article's title
     (:func:`scripts.build.page_facts.add_fact`). Raises ``PluginError`` if it has no ``<h1>``."""
-    name = download_name(page.file.src_uri, files)
+    # A Chinese page (lookup-tables.zh.md, mkdocs-static-i18n) links its English page's download.
+    source = getattr(page.file, "norm_src_uri", None) or page.file.src_uri
+    name = download_name(source, files)
     if name is None:
         return html
+    target = files.get_file_from_path(f"{source.removesuffix('.md')}/{name}")
+    href = target.url_relative_to(page.file) if target is not None else name
     what = "this article as a notebook" + ", with the files it reads" * name.endswith(".zip")
     try:
         return add_fact(html, f'<span class="nb-download">Run it yourself: <a download="" '
-                              f'href="{name}">{name}</a> ({what})</span>', first=True)
+                              f'href="{href}">{name}</a> ({what})</span>', first=True)
     except ValueError as error:
         raise PluginError(f"{page.file.src_uri}: {error}") from error

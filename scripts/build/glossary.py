@@ -24,8 +24,10 @@ from pathlib import Path
 
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
+from mkdocs.structure.pages import Page
 
 from scripts import root_of
+from scripts.build import zh
 from scripts.build.code_heights import TAG
 
 #: The glossary file, relative to the project root (also in mkdocs.yml's ``auto_append``).
@@ -96,9 +98,13 @@ def first_uses_only(page_html: str) -> str:
     return ABBR_TAG.sub(lambda m: first_use(m, seen), page_html)
 
 
-def terms_of(config: MkDocsConfig) -> dict[str, str]:
-    """The glossary of the project ``config`` builds (:data:`GLOSSARY`). Raises ``PluginError``
-    when it cannot be read."""
+def terms_of(config: MkDocsConfig, page: Page | None = None) -> dict[str, str]:
+    """The glossary of the project ``config`` builds (:data:`GLOSSARY`), or, for a Chinese
+    ``page``, the Chinese glossary's terms (:func:`scripts.build.zh.glossary_terms_for`). Raises
+    ``PluginError`` when it cannot be read."""
+    chinese = zh.glossary_terms_for(page, config) if page is not None else None
+    if chinese is not None:
+        return chinese
     try:
         return glossary_terms(root_of(config) / GLOSSARY)
     except (OSError, ValueError) as err:

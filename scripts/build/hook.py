@@ -17,17 +17,20 @@ from mkdocs.plugins import event_priority
 from scripts.build import (
     article_downloads,
     execute_stage,
+    first_figure,
     matrix_notes,
     notebooks,
     page_html,
     pdf_link,
     reproducible,
+    zh,
 )
 
 #: ``on_config``: settings read before anything is built.
 CONFIG = [
     reproducible.on_config,  # SOURCE_DATE_EPOCH, before MkDocs dates any page
     matrix_notes.on_config,  # the torch matrix's record and the claim register, read once
+    zh.on_config,  # the i18n plugin sorts by language only the files read from docs/
 ]
 #: ``on_pre_build``: the execute stage.
 PRE_BUILD = [
@@ -39,23 +42,43 @@ PRE_BUILD = [
 FILES = [
     execute_stage.on_files,  # what the stage made: executed notebooks, figures, downloads
     pdf_link.on_files,  # a stand-in for the whole site's PDF (python -m scripts site-pdf)
+    zh.on_files,  # the Chinese build: the Chinese PDF's stand-in, at zh/
 ]
 #: ``on_page_markdown``: what a page shows beside its Markdown.
 PAGE_MARKDOWN = [
     execute_stage.on_page_markdown,  # a notebook page's "Last update", from git
     matrix_notes.on_page_markdown,  # notes at blocks that fail on an earlier PyTorch release
+    zh.on_page_markdown,  # a Chinese page: a note at each section behind its English source
 ]
 #: ``on_page_content``: each page's HTML, from Markdown's output to the page served.
 PAGE_CONTENT = [
     notebooks.on_page_content,  # notebook cells become Material code blocks: before the code steps
     matrix_notes.on_page_content,  # the "Verified on" line, right after the page's </h1>
     article_downloads.on_page_content,  # the download box, right after </h1>: above that line
+    zh.on_page_content,  # Chinese pages: the facts line above in Chinese; English pages of the
+    # Chinese build marked English
     page_html.on_page_content,  # one pass: code blocks (line count, focus, out of search, snippet
-    # titles linked), figures linked to their SVG, glossary tooltips on first use
+    # titles linked), figures linked to their SVG, glossary tooltips on first use (a Chinese
+    # page's from the Chinese glossary)
+    first_figure.on_page_content,  # the figure above the first <h2> loads at once: after the
+    # figures are linked, it reads the <img> tags
+]
+#: ``on_nav``: the navigation, after the i18n plugin has translated its titles.
+NAV = [
+    zh.on_nav,  # the Chinese build: pages without a Chinese file marked English
+]
+#: ``on_page_context``: what a page's template sees (after the i18n plugin's, priority 50).
+PAGE_CONTEXT = [
+    zh.on_page_context,  # the language selector: the same page in each language, relative links
+]
+#: ``on_post_page``: each page's whole HTML.
+POST_PAGE = [
+    zh.on_post_page,  # the Chinese build's pages load the Chinese search index
 ]
 #: ``on_post_build``: caches pruned.
 POST_BUILD = [
     execute_stage.on_post_build,  # the cache pruned: one policy for every store
+    zh.on_post_build,  # the Chinese build: its own search index, at zh/search/
 ]
 
 
@@ -79,6 +102,14 @@ def on_files(files, *, config):
     return files
 
 
+# After the i18n plugin's on_nav (priority -100), which translates the titles this marks.
+@event_priority(-150)
+def on_nav(nav, *, config, files):
+    for step in NAV:
+        nav = step(nav, config=config, files=files) or nav
+    return nav
+
+
 def on_page_markdown(markdown: str, *, page, config, files) -> str:
     for step in PAGE_MARKDOWN:
         markdown = step(markdown, page=page, config=config, files=files)
@@ -89,6 +120,18 @@ def on_page_content(html: str, *, page, config, files) -> str:
     for step in PAGE_CONTENT:
         html = step(html, page=page, config=config, files=files)
     return html
+
+
+def on_page_context(context, *, page, config, nav):
+    for step in PAGE_CONTEXT:
+        context = step(context, page=page, config=config, nav=nav) or context
+    return context
+
+
+def on_post_page(output: str, *, page, config) -> str:
+    for step in POST_PAGE:
+        output = step(output, page=page, config=config)
+    return output
 
 
 def on_post_build(*, config) -> None:

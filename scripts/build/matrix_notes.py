@@ -25,7 +25,7 @@ import functools
 import html
 import logging
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from markdown_it import MarkdownIt
@@ -361,6 +361,19 @@ def details_html(state: Status, paths: Status,
             f"<ul>{''.join(items)}</ul></div>")
 
 
+def translated_state(state: Status, english: str, translation: str) -> Status:
+    """``state`` of an English page's checks with each block's line moved to the same block of
+    its ``translation`` (the n-th executed block of one is the n-th of the other: a Chinese page
+    repeats its English page's blocks in order). A block the translation lacks gets no line."""
+    def lines(text: str) -> list[int]:
+        return [b.lineno for b in code_blocks(text) if b.syntax in ("python", "sh", "bash")]
+
+    moved = dict(zip(lines(english), lines(translation), strict=False))
+    failed = {key: [(replace(check, line=moved.get(check.line)), message)
+                    for check, message in failures] for key, failures in state.failed.items()}
+    return Status(state.checks, state.passed, state.pending, failed)
+
+
 def block_notes(markdown: str, offset: int, state: Status) -> str:
     """``markdown`` with a note after each block that fails on some release: after the block's
     closing fence, or after its expected output when the page shows one. ``offset`` is the number
@@ -493,9 +506,13 @@ def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, files) 
     uri = page.file.src_uri
     if not _record.get("releases") or not uri.endswith(".md"):
         return markdown
-    state = status(page_checks(uri))
+    # A Chinese page (x.zh.md) shows its English page's blocks, in order: their checks and notes.
+    english = getattr(page.file, "norm_src_uri", None) or uri
+    state = status(page_checks(english))
     if not state.failed:
         return markdown
+    if english != uri:
+        state = translated_state(state, _source(english), _source(uri))
     offset = len(_source(uri).splitlines()) - len(markdown.splitlines())  # the front matter's
     return block_notes(markdown, offset, state)
 
@@ -505,7 +522,8 @@ def on_page_content(html_: str, *, page: Page, config: MkDocsConfig, files) -> s
     claims table and the CPU paths' table."""
     if not _record.get("releases"):
         return html_.replace(CLAIMS_MARKER, "").replace(PATHS_MARKER, "")
-    uri = page.file.src_uri
+    # A Chinese page (x.zh.md) has its English page's blocks, proven there: its English checks.
+    uri = getattr(page.file, "norm_src_uri", None) or page.file.src_uri
     markdown = uri.endswith(".md")
     checks = page_checks(uri, CLAIM_ID.findall(html_) if markdown else [])
     sections = sections_of(_source(uri), page) if markdown else []

@@ -32,10 +32,11 @@ ELEMENTS = re.compile("|".join(f"(?P<{kind}>{pattern.pattern})" for kind, patter
 ]), re.S)
 
 
-def rewrite(page_html: str, config: MkDocsConfig) -> str:
+def rewrite(page_html: str, config: MkDocsConfig, page: Page | None = None) -> str:
     """``page_html`` with every element of :data:`ELEMENTS` rewritten by its step, in one pass.
-    Raises ``PluginError`` for an unreadable glossary or a snippet title naming a missing file."""
-    terms, seen, root = glossary.terms_of(config), set(), root_of(config)
+    A Chinese ``page`` gets the Chinese glossary's terms. Raises ``PluginError`` for an unreadable
+    glossary or a snippet title naming a missing file."""
+    terms, seen, root = glossary.terms_of(config, page), set(), root_of(config)
 
     def title(match: re.Match) -> str:
         return source_links.link_title(match, config, root)
@@ -62,4 +63,4 @@ def rewrite(page_html: str, config: MkDocsConfig) -> str:
 def on_page_content(html_: str, *, page: Page, config: MkDocsConfig, files) -> str:
     """Rewrite the page's code blocks, figures, glossary terms and snippet titles (MkDocs
     event)."""
-    return rewrite(html_, config)
+    return rewrite(html_, config, page)

@@ -100,6 +100,12 @@ PDF_OPTIONS = {
 #: How long Chromium may take to load and print the document, in ms (a busy CI machine).
 TIMEOUT_MS = 180_000
 
+#: The heading of the print document's table of contents, per language.
+CONTENTS = {"en": "Contents", "zh": "目录"}
+#: What a page without a Chinese file shows after its title in the Chinese document's contents
+#: (as in the Chinese site's navigation, scripts/build/zh.py).
+ENGLISH_MARK = "（英文）"
+
 #: Rules of the print document only: each page starts a sheet, the front matter's look, and
 #: every block rendered (``content-visibility: auto`` in extra.css skips blocks off screen).
 PRINT_CSS = """
@@ -251,11 +257,12 @@ def has_title(content: str) -> bool:
 
 
 def print_document(sections: list[tuple[NavPage, str]], site_name: str, description: str,
-                   stylesheets: list[str], scheme: dict[str, str]) -> str:
+                   stylesheets: list[str], scheme: dict[str, str], language: str = "en") -> str:
     """The print document: ``sections`` (each nav page and its :func:`page_section` HTML, which
     opens with its ``<h1>``) after a front page with the site's name, ``description`` and a table
     of contents grouped by nav section, styled by ``stylesheets`` (paths from the site's root)
-    in the palette ``scheme`` (``data-md-color-*`` attributes of ``<body>``)."""
+    in the palette ``scheme`` (``data-md-color-*`` attributes of ``<body>``), in ``language``
+    (``lang`` and the contents' heading: :data:`CONTENTS`)."""
     toc, open_section = [], None
     for page, _ in sections:
         if page.section != open_section:
@@ -275,13 +282,14 @@ def print_document(sections: list[tuple[NavPage, str]], site_name: str, descript
         for page, section in sections
     )
     return (
-        f'<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
+        f'<!doctype html>\n<html lang="{language}"><head><meta charset="utf-8">'
         f"<title>{html.escape(site_name)}</title>{links}<style>{PRINT_CSS}</style></head>\n"
         f'<body dir="ltr"{body_attrs}>\n'
         f'<div class="md-typeset pdf-front">'
         f'<p class="pdf-title">{html.escape(site_name)}</p>'
         f'<p class="pdf-lede">{html.escape(description)}</p>'
-        f'<p class="pdf-contents">Contents</p><nav><ol>{"".join(toc)}</ol></nav></div>\n'
+        f'<p class="pdf-contents">{CONTENTS.get(language, CONTENTS["en"])}</p>'
+        f'<nav><ol>{"".join(toc)}</ol></nav></div>\n'
         f"{pages}\n</body></html>\n"
     )
 
@@ -414,20 +422,42 @@ def stylesheets(site: Path, extra_css: list[str]) -> list[str]:
     return theme + list(extra_css)
 
 
-def assemble(site: Path, config: dict) -> tuple[str, dict[str, bytes]]:
+def language_settings(config: dict, language: str) -> dict:
+    """The i18n plugin's settings of ``language`` in mkdocs.yml's ``config`` (``{}`` if none)."""
+    for plugin in config.get("plugins") or []:
+        if isinstance(plugin, dict) and "i18n" in plugin:
+            for lang in plugin["i18n"].get("languages") or []:
+                if lang.get("locale") == language:
+                    return lang
+    return {}
+
+
+def assemble(site: Path, config: dict, language: str = "en") -> tuple[str, dict[str, bytes]]:
     """The print document of the built ``site`` and the files it loads (site path -> bytes);
-    ``config`` is mkdocs.yml's settings. Raises ``ValueError`` naming a page of ``nav`` that the
-    site lacks, or a file the document loads that the site lacks."""
+    ``config`` is mkdocs.yml's settings. ``language`` ``"zh"`` prints the Chinese site (under
+    ``zh/``): its pages, titles translated as its navigation translates them (a page without a
+    Chinese file, built from its English text, marked :data:`ENGLISH_MARK`), its description.
+    Raises ``ValueError`` naming a page of ``nav`` that the site lacks, or a file the document
+    loads that the site lacks."""
+    prefix = "" if language == "en" else f"{language}/"
+    settings = language_settings(config, language) if prefix else {}
+    names = settings.get("nav_translations") or {}
     entries = nav_entries(config["nav"])
-    pages = {page_url_path(e.src): page_slug(e.src) for e in entries}
+    pages = {prefix + page_url_path(e.src): page_slug(e.src) for e in entries}
     site_url = config.get("site_url") or "/"
     sections = []
     for entry in entries:
-        built = html_of(site, entry.src)
+        built = html_of(site / prefix, entry.src)
         if not built.is_file():
-            raise ValueError(f"nav page {entry.src} was not built")
-        content = page_content(built.read_text(encoding="utf-8"))
-        sections.append((entry, page_section(content, page_url_path(entry.src),
+            raise ValueError(f"nav page {prefix}{entry.src} was not built")
+        text = built.read_text(encoding="utf-8")
+        content = page_content(text)
+        if prefix:
+            english = '<div lang="en">' in content
+            entry = NavPage(names.get(entry.section, entry.section),
+                            names.get(entry.title, entry.title) + ENGLISH_MARK * english,
+                            entry.src)
+        sections.append((entry, page_section(content, prefix + page_url_path(entry.src),
                                              page_slug(entry.src), pages, site_url)))
     sheets = stylesheets(site, config.get("extra_css") or [])
     # Material prints in its light scheme whatever the reader's (its dark one is for screens
@@ -435,9 +465,9 @@ def assemble(site: Path, config: dict) -> tuple[str, dict[str, bytes]]:
     palette = config.get("theme", {}).get("palette") or [{}]
     first = palette[0] if isinstance(palette, list) else palette
     scheme = {"scheme": "default", **{k: first[k] for k in ("primary", "accent") if k in first}}
-    document = print_document(sections, config["site_name"],
-                              " ".join((config.get("site_description") or "").split()),
-                              sheets, scheme)
+    description = settings.get("site_description") or config.get("site_description") or ""
+    document = print_document(sections, config["site_name"], " ".join(description.split()),
+                              sheets, scheme, language)
     sources = [html.unescape(src[1]) for tag in re.findall(_IMG, document)
                if (src := re.search(r'\ssrc="([^"]*)"', tag))]
     wanted = set(sheets) | {urlsplit(s).path for s in sources if not urlsplit(s).scheme}
@@ -449,15 +479,21 @@ def assemble(site: Path, config: dict) -> tuple[str, dict[str, bytes]]:
     return document, resources
 
 
-def make_pdf(site: Path, root: Path = ROOT) -> str:
+#: The cached PDFs this process has printed or copied: the others are deleted.
+_printed: set[Path] = set()
+
+
+def make_pdf(site: Path, root: Path = ROOT, language: str = "en") -> str:
     """Print the built ``site`` of the project at ``root`` into ``site/embedding-executed.pdf``
     (from ``.cache/pdf/`` when the same document was printed before); return a line saying how.
+    With ``language`` ``"zh"``, the Chinese site into ``site/zh/embedding-executed.pdf``.
     Raises ``ValueError`` as :func:`assemble` does, or when Chromium asked for a file the
     document does not name, and Playwright's errors when printing fails."""
     config = yaml.safe_load((root / "mkdocs.yml").read_text())
-    document, resources = assemble(site, config)
+    document, resources = assemble(site, config, language)
+    name = PDF_NAME if language == "en" else f"{language}/{PDF_NAME}"
     target = root / CACHE_DIR / f"{cache_key(document, resources, chromium_identity())}.pdf"
-    said = f"{PDF_NAME}: the same document was printed before (.cache/pdf/)"
+    said = f"{name}: the same document was printed before (.cache/pdf/)"
     if not target.is_file():
         start = time.monotonic()
         pdf, refused = print_pdf(document, resources)
@@ -468,12 +504,13 @@ def make_pdf(site: Path, root: Path = ROOT) -> str:
         tmp = target.with_name(f".{target.stem}.{os.getpid()}.tmp")
         tmp.write_bytes(number_node_ids(stamp_dates(pdf, 0)))
         os.replace(tmp, target)  # a concurrent run never reads half a file
-        said = f"{PDF_NAME} printed in {time.monotonic() - start:.1f} s"
+        said = f"{name} printed in {time.monotonic() - start:.1f} s"
     epoch = os.environ.get("SOURCE_DATE_EPOCH") or last_commit_time(root) or "0"
     pdf = stamp_dates(target.read_bytes(), int(epoch))
-    (site / PDF_NAME).write_bytes(pdf)
+    (site / name).write_bytes(pdf)
+    _printed.add(target)
     for path in target.parent.glob("*.pdf"):
-        if path != target:
+        if path not in _printed:
             path.unlink(missing_ok=True)
     return f"{said} ({len(pdf) // 1024} KiB)"
 
@@ -487,11 +524,14 @@ def main(argv: list[str] | None = None) -> int:
     if missing:
         print(f"{PDF_NAME} not made: it needs {' and '.join(missing)}")
         return 1
-    try:
-        print(make_pdf(args.site))
-    except Exception as error:  # noqa: BLE001 - the exit status says it failed
-        print(f"{PDF_NAME} not made: {type(error).__name__}: {error}")
-        return 1
+    # The Chinese site, when the build made one (mkdocs.yml's i18n plugin), gets its own PDF.
+    languages = ["en"] + ["zh"] * (args.site / "zh" / "index.html").is_file()
+    for language in languages:
+        try:
+            print(make_pdf(args.site, language=language))
+        except Exception as error:  # noqa: BLE001 - the exit status says it failed
+            print(f"{PDF_NAME} ({language}) not made: {type(error).__name__}: {error}")
+            return 1
     return 0
 
 

@@ -1,0 +1,306 @@
+"""The Chinese edition's build steps (scripts/build/zh.py): staleness notes, glossary tooltips in
+Chinese text, the Chinese facts line, and the two-language site (one build, /zh/, one search
+index per language, pages without a Chinese file marked English)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import markdown
+
+from scripts.build import zh
+from scripts.translations import fingerprint, sections
+
+ENGLISH = """\
+# Rows
+
+An embedding is a table of rows.
+
+## Lookup
+
+`weight[ids]` returns 3 rows.
+
+## Gradient
+
+The gradient is sparse.
+
+### Detail
+
+It has 2 rows.
+"""
+
+ZH_BODY = ["行", "嵌入是一张由行组成的表。", "查找", "`weight[ids]` 返回 3 行。", "梯度",
+           "梯度是稀疏的。", "细节", "它有 2 行。"]
+
+
+def chinese_for(english: str, *, leave_out: str | None = None) -> str:
+    """A Chinese page whose markers record the fingerprints of ``english``'s sections now."""
+    fp = {s.anchor: fingerprint(s) for s in sections(english)}
+    parts = [f"# {ZH_BODY[0]}\n<!-- en: {fp['']} -->\n\n{ZH_BODY[1]}\n"]
+    for (anchor, level), title, body in zip(
+            [("lookup", 2), ("gradient", 2), ("detail", 3)], ZH_BODY[2::2], ZH_BODY[3::2],
+            strict=True):
+        if anchor == leave_out:
+            continue
+        parts.append(f"{'#' * level} {title} {{ #{anchor} }}\n<!-- en: {fp[anchor]} -->\n\n"
+                     f"{body}\n")
+    return "\n".join(parts)
+
+
+def notes(text: str) -> list[tuple[str, str]]:
+    """(kind, href) of each note in ``text``, in order."""
+    return re.findall(r'!!! warning "(英文原文已更新|本节尚未翻译)"\n    [^\n]*?href="([^"]*)"',
+                      text)
+
+
+def test_current_translation_shows_no_note():
+    chinese = chinese_for(ENGLISH)
+    assert zh.stale_notes(ENGLISH, chinese, "../../rows/") == chinese
+
+
+def test_one_edited_english_sentence_marks_exactly_its_section():
+    chinese = chinese_for(ENGLISH)
+    edited = ENGLISH.replace("The gradient is sparse.", "The gradient is a sparse tensor.")
+    out = zh.stale_notes(edited, chinese, "../../rows/")
+    assert notes(out) == [("英文原文已更新", "../../rows/#gradient")]
+    # The note sits in the section it is about: after its marker, before its text.
+    gradient = out.index("## 梯度")
+    assert gradient < out.index("英文原文已更新") < out.index("梯度是稀疏的。")
+    assert out.index("梯度是稀疏的。") < out.index("### 细节")
+
+
+def test_edited_title_section_links_the_page_itself():
+    out = zh.stale_notes(ENGLISH.replace("table of rows", "table of vectors"),
+                         chinese_for(ENGLISH), "../../rows/")
+    assert notes(out) == [("英文原文已更新", "../../rows/")]
+    assert out.index("英文原文已更新") < out.index("嵌入是一张")
+
+
+def test_missing_section_gets_a_note_where_it_belongs():
+    out = zh.stale_notes(ENGLISH, chinese_for(ENGLISH, leave_out="gradient"), "../../rows/")
+    assert notes(out) == [("本节尚未翻译", "../../rows/#gradient")]
+    assert out.index("返回 3 行") < out.index("本节尚未翻译") < out.index("### 细节")
+    assert "Gradient</a>" in out
+
+
+def test_notes_render_as_warnings():
+    out = zh.stale_notes(ENGLISH.replace("2 rows", "two rows"), chinese_for(ENGLISH), "x/")
+    rendered = markdown.markdown(out, extensions=["admonition", "attr_list"])
+    assert rendered.count('<div class="admonition warning">') == 1
+    assert '<a href="x/#detail" hreflang="en">当前的英文原文</a>' in rendered
+
+
+# -- glossary tooltips in Chinese text -----------------------------------------------------------
+
+TERMS = {"查找表": "按 id 取行的表。", "稀疏梯度": "只有被查找的行非零的梯度。",
+         "COO": "坐标格式。",
+         "padding_idx": "不更新的一行。"}
+
+
+def test_python_markdown_abbr_misses_terms_inside_chinese_text():
+    """Why the build marks Chinese terms itself: abbr's ``\\b`` needs a non-word character next
+    to the term, and Han characters are word characters."""
+    text = "嵌入层是一张查找表。\n\n查找表\n\n*[查找表]: 按 id 取行的表。"
+    html = markdown.markdown(text, extensions=["abbr"])
+    assert html.count("<abbr") == 1  # only the paragraph holding the term alone
+    assert "一张查找表" in html
+
+
+def test_text_terms_wrapped_once_inside_chinese_text():
+    html = ("<h2>查找表</h2><p>嵌入层是一张查找表，它的稀疏梯度是 COO 张量。</p>"
+            "<p>再说查找表。</p><pre><code>查找表</code></pre><p><a href='x'>稀疏梯度</a></p>")
+    out = zh.wrap_text_terms(html, TERMS)
+    assert out.count("<abbr") == 3
+    assert '<p>嵌入层是一张<abbr title="按 id 取行的表。">查找表</abbr>，' in out
+    assert '<abbr title="只有被查找的行非零的梯度。">稀疏梯度</abbr>' in out
+    assert "<h2>查找表</h2>" in out and "<p>再说查找表。</p>" in out  # heading, second use
+    assert "<pre><code>查找表</code></pre>" in out and "<a href='x'>稀疏梯度</a>" in out
+
+
+def test_chinese_glossary_page_gives_terms_and_definitions():
+    page = ("# 术语表\n\n说明。\n\n袋（bag）\n:   一组 id，由 `nn.EmbeddingBag` 归约为一行。\n"
+            "    [稀疏性](sparsity.md#x)\n\nCOO\n:   坐标格式（coordinate format）：稀疏张量存为\n"
+            "    它的索引。\n    [稀疏性](sparsity.md#y)\n")
+    assert zh.zh_glossary(page) == {"袋": "一组 id，由 nn.EmbeddingBag 归约为一行。",
+                                    "COO": "坐标格式（coordinate format）：稀疏张量存为它的索引。"}
+
+
+def test_facts_line_in_chinese():
+    line = ('<h1>x</h1><p class="page-facts"><span class="nb-download">Run it yourself: <a '
+            'download="" href="../../a/a.ipynb">a.ipynb</a> (this article as a notebook)</span>'
+            '<span class="torch-matrix"><strong>Verified</strong>: 33 checks on torch 2.15.0, '
+            '2.14.1 and 2.13.0 and <a href="../claims/#p">5 CPU paths</a>; <a href="#d">3 not '
+            'yet run on 2.14.1 and 2.13.0</a></span></p>')
+    out = zh.facts_in_chinese(line)
+    assert re.sub("<[^>]+>", "", out) == ("x自己运行：a.ipynb（本文的笔记本）已验证："
+                                          "33 项检查，torch 2.15.0、2.14.1 和 2.13.0，"
+                                          "以及 5 条 CPU 路径；3 项尚未在 "
+                                          "2.14.1 和 2.13.0 上运行")
+    assert re.findall(r'href="([^"]*)"', out) == re.findall(r'href="([^"]*)"', line)
+
+
+# -- the built site, both languages ---------------------------------------------------------------
+
+def test_both_languages_in_one_build(site):
+    english, chinese = (site / "index.html").read_text(), (site / "zh" / "index.html").read_text()
+    assert '<html lang="en"' in english and '<html lang="zh"' in chinese
+    for page in (english, chinese):
+        assert 'hreflang="en"' in page and 'hreflang="zh"' in page
+    assert 'placeholder="搜索"' in chinese  # Material's own Chinese strings
+    assert '"base": "../zh/"' in chinese and '"base": "."' in english
+
+
+def test_pages_without_chinese_file_are_marked_english(site):
+    nav = (site / "zh" / "index.html").read_text()
+    claims = (site / "zh" / "claims" / "index.html").read_text()
+    assert "已检查的论断（英文）" in nav and "英文页面" in claims and '<div lang="en">' in claims
+
+
+def test_one_search_index_per_language(site):
+    english = json.loads((site / "search" / "search_index.json").read_text())
+    chinese = json.loads((site / "zh" / "search" / "search_index.json").read_text())
+    assert not [d for d in english["docs"] if d["location"].startswith("zh/")]
+    assert english["config"]["separator"] == r"[\s\-]+"
+    assert "、。" in chinese["config"]["separator"] and "\\u200b" in chinese["config"]["separator"]
+    # English pages standing in for missing translations stay out of the Chinese index.
+    assert not [d for d in chinese["docs"] if d["location"].startswith(("claims/", "api-map/"))]
+
+
+def test_every_link_of_the_chinese_site_resolves(site):
+    """Figures, downloads, staleness notes, the language selector: every relative link and
+    source of every page under zh/ reaches a file, and an id where it names one."""
+    from tests.built_pages import broken_links
+
+    pages = sorted(p.relative_to(site).as_posix() for p in (site / "zh").rglob("index.html"))
+    assert len(pages) >= 15
+    problems = [f"{page}: {problem}" for page in pages
+                for problem in broken_links(site, page, whole_page=True)]
+    assert not problems, "\n".join(problems)
+
+
+# -- a made-up two-language project, built -------------------------------------------------
+
+PROJECT_YML = """\
+site_name: t
+site_url: https://example.org/
+strict: true
+validation:
+  links: {not_found: warn, anchors: warn, absolute_links: warn, unrecognized_links: warn}
+nav:
+  - Home: index.md
+  - Rows: rows.md
+  - Other: other.md
+theme: {name: material, language: en}
+plugins:
+  - search
+  - i18n:
+      docs_structure: suffix
+      reconfigure_search: false
+      languages:
+        - {locale: en, name: English, default: true, build: true}
+        - {locale: zh, name: 简体中文, build: true, theme: {language: zh}}
+hooks: [hook.py]
+markdown_extensions: [admonition, attr_list, {toc: {permalink: true}}]
+"""
+PROJECT_HOOK = """\
+from mkdocs.plugins import event_priority
+from scripts.build import zh
+on_config, on_page_markdown, on_page_content = zh.on_config, zh.on_page_markdown, zh.on_page_content
+on_page_context, on_post_page, on_post_build = zh.on_page_context, zh.on_post_page, zh.on_post_build
+on_nav = event_priority(-150)(zh.on_nav)
+"""
+
+
+def build_project(folder):
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+
+    config = load_config(str(folder / "mkdocs.yml"))
+    build(config)
+    return folder / "site"
+
+
+def test_made_up_project_one_english_edit_one_chinese_note(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "mkdocs.yml").write_text(PROJECT_YML, encoding="utf-8")
+    (tmp_path / "hook.py").write_text(PROJECT_HOOK, encoding="utf-8")
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "index.md").write_text("# Home\n\nSee [rows](rows.md#gradient).\n", encoding="utf-8")
+    (docs / "other.md").write_text("# Other\n\nNot translated.\n", encoding="utf-8")
+    (docs / "rows.md").write_text(ENGLISH, encoding="utf-8")
+    (docs / "rows.zh.md").write_text(chinese_for(ENGLISH), encoding="utf-8")
+    site = build_project(tmp_path)
+    page = (site / "zh" / "rows" / "index.html").read_text(encoding="utf-8")
+    assert '<html lang="zh"' in page and page.count("英文原文已更新") == 0
+    assert "Other（英文）" in page and "Rows（英文）" not in page
+
+    (docs / "rows.md").write_text(ENGLISH.replace("It has 2 rows.", "It holds 2 rows."),
+                                  encoding="utf-8")
+    site = build_project(tmp_path)
+    page = (site / "zh" / "rows" / "index.html").read_text(encoding="utf-8")
+    assert page.count('<p class="admonition-title">英文原文已更新</p>') == 1
+    assert page.index("细节") < page.index("英文原文已更新") < page.index("它有 2 行")
+    assert 'href="../../rows/#detail"' in page
+    english = (site / "rows" / "index.html").read_text(encoding="utf-8")
+    assert "英文原文已更新" not in english
+    chinese_index = json.loads((site / "zh" / "search" / "search_index.json").read_text())
+    # The home page has no Chinese file: its English stand-in stays out of the Chinese index.
+    assert {d["location"].split("#")[0] for d in chinese_index["docs"]} == {"rows/"}
+
+
+def test_search_keeps_the_site_terms_whole(tmp_path):
+    """jieba alone cuts 查找表 and 稀疏梯度 in two; the site's terms are added to its dictionary,
+    so the Chinese search index holds each as one word, as a reader types it."""
+    import jieba
+
+    docs = tmp_path / "docs"
+    (tmp_path / "snippets" / "data").mkdir(parents=True)
+    docs.mkdir()
+    (tmp_path / zh.TERMS_FILE).write_text(
+        "- {en: lookup table, zh: 查找表}\n- {en: gather, zh: gather}\n", encoding="utf-8")
+    (docs / "glossary.zh.md").write_text("# 术语表\n\n稀疏梯度（sparse gradient）\n:   梯度。\n",
+                                         encoding="utf-8")
+    assert zh.site_words(tmp_path, docs) == ["查找表", "稀疏梯度"]
+    zh.add_site_words(tmp_path, docs)
+    assert list(jieba.cut("嵌入是一张查找表，它的稀疏梯度")) == [
+        "嵌入", "是", "一张", "查找表", "，", "它", "的", "稀疏梯度"]
+
+
+def test_chinese_search_index_holds_terms_as_words(site):
+    """Each of the site's terms (zh.site_words) that a Chinese page uses is one word of the
+    Chinese search index, as a reader types it."""
+    from scripts import ROOT
+
+    index = json.loads((site / "zh" / "search" / "search_index.json").read_text())
+    separator = re.compile(index["config"]["separator"])
+    words = {w for d in index["docs"] for w in separator.split(d["title"] + " " + d["text"])}
+    pages = "".join(p.read_text(encoding="utf-8") for p in (ROOT / "docs").glob("*.zh.md"))
+    used = [w for w in zh.site_words(ROOT, ROOT / "docs") if w in pages]
+    assert [w for w in used if w not in words] == []
+    if (ROOT / "docs" / "glossary.zh.md").is_file():
+        assert len(used) >= 5
+
+
+def test_matrix_note_follows_its_block_into_the_chinese_page():
+    """A block failing on an earlier release gets its note on the Chinese page too, after the
+    same block (the Chinese page's lines differ: a longer paragraph moves the block down)."""
+    from scripts.build import matrix_notes
+
+    fence = "```python\nprint(1)\n```\n"
+    english = f"# T\n\nOne.\n\n{fence}\nTwo.\n\n{fence}"
+    chinese = f"# 标题\n<!-- en: 0 -->\n\n一。\n\n甲。\n\n乙。\n\n丙。\n\n{fence}\n二。\n\n{fence}"
+    second = matrix_notes.Check("docs/t.md::line 11", "block at line 11", "f", 11)
+    state = matrix_notes.Status([second], [], {}, {"2.13.0": [(second, "ValueError: no")]})
+    moved = matrix_notes.translated_state(state, english, chinese)
+    out = matrix_notes.block_notes(chinese, 0, moved)
+    assert out.count("torch-matrix-difference") == 1
+    assert out.index("二。") < out.index("On PyTorch 2.13.0") and out.rstrip().endswith("</p>")
+
+
+def test_formulas_on_chinese_pages_carry_no_language():
+    page = ('<p>公式 <span class="arithmatex"><math></math></span></p>'
+            '<div class="arithmatex" role="math"><math></math></div>')
+    out = zh.formulas_without_language(page)
+    assert out.count('lang="zxx"') == 2 and '<div class="arithmatex" lang="zxx" role="math">' in out
