@@ -15,21 +15,39 @@ section per page; ``python -m scripts.translations sections docs/<page>.md`` pri
 anchor, fingerprint and heading, for a translator.
 
 Markdown is read with markdown-it-py (CommonMark, with front matter), the parser the build's article
-converter and jupytext use.
+converter and jupytext use; fenced blocks and includes through :mod:`scripts.markdown_model`, the
+site's one reader of fences (it knows a block indented inside an admonition or a tab).
+
+Beside the state of each section, the module checks what a translation must keep and measures
+its prose (``tests/test_translations.py``, ``tests/test_zh_terms.py``, ``tests/test_zh_prose.py``):
+
+* :func:`code_difference`: a Chinese page's fenced blocks are its English page's, in order: the
+  same Python tokens (comments aside: a translated comment passes), every other block byte for
+  byte, the same test-driving comment above each block and the same snippet includes;
+* :func:`alignment_problems`: the same sections (anchors, order, levels), and in each section every
+  number, inline code span, formula, link target, claim id and footnote label of the English
+  text, the same figures with Chinese alt text (:func:`section_items`);
+* :func:`zh_units`, :func:`zh_sentences`, :func:`zh_stats`: the Chinese prose as a reader sees it,
+  cut into sentences at 。！？；, and its numbers (``python -m scripts.translations --stats``).
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
+import io
 import re
 import sys
+import tokenize
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
 from markdown_it import MarkdownIt
+from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.front_matter import front_matter_plugin
+
+from scripts.markdown_model import Fence, claim_ids, fenced_lines, fences_of, include_of
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -167,6 +185,324 @@ def report(docs: Path = DOCS) -> list[PageReport]:
             for p in translated_pages(docs)]
 
 
+# --- The code: every block of a Chinese page is its English page's block -------------------------
+
+def _python_tokens(code: str) -> list[tuple[int, str, int]] | None:
+    """``(type, string, 1-based row)`` of the Python tokens of ``code``, comments and blank-line
+    tokens left out; ``None`` when ``code`` does not tokenize (then it is compared byte for
+    byte)."""
+    try:
+        return [(t.type, t.string, t.start[0])
+                for t in tokenize.generate_tokens(io.StringIO(code + "\n").readline)
+                if t.type not in (tokenize.COMMENT, tokenize.NL)]
+    except (tokenize.TokenError, SyntaxError):
+        return None
+
+
+def driving_comment(fence: Fence) -> str | None:
+    """The HTML comment on the line above ``fence`` that drives the tests
+    (``<!--pytest-codeblocks:expected-output-->``, ``<!--pytest.mark.…-->``), or ``None``."""
+    before = fence.before.strip()
+    return before if before.startswith("<!--") and "pytest" in before else None
+
+
+def code_difference(english: str, chinese: str, en_name: str = "en",
+                    zh_name: str = "zh") -> str | None:
+    """The first difference between the fenced blocks of a page's English Markdown and its
+    Chinese Markdown, as ``"<zh_name>:<line> vs <en_name>:<line>: <what>"``, or ``None`` when
+    they agree.
+
+    Blocks are compared in order. A Python block (:attr:`Fence.python_like`) must hold the same
+    tokens (:mod:`tokenize`, ``COMMENT`` and blank-line tokens left out: a translated comment
+    passes); any other block (``text``, ``console``, ``math``, an output) and a Python block that
+    does not tokenize must be the same lines, byte for byte. Each block's fence, indentation,
+    info string and test-driving comment (:func:`driving_comment`) must be the same, and so must the
+    page's snippet includes (``--8<--``), in order. Line numbers are 1-based."""
+    en_lines, zh_lines = english.splitlines(), chinese.splitlines()
+    en_fences, zh_fences = fences_of(en_lines), fences_of(zh_lines)
+    for n, (e, z) in enumerate(zip(en_fences, zh_fences, strict=False), start=1):
+        where = f"{zh_name}:{z.line} vs {en_name}:{e.line}: block {n}"
+        if (e.indent, e.fence, e.info) != (z.indent, z.fence, z.info):
+            return (f"{where}: opens {z.indent!r} {z.fence}{z.info!r}, "
+                    f"not {e.indent!r} {e.fence}{e.info!r}")
+        if driving_comment(e) != driving_comment(z):
+            return (f"{where}: the comment above is {driving_comment(z)!r}, "
+                    f"not {driving_comment(e)!r}")
+        en_code, zh_code = "\n".join(e.body), "\n".join(z.body)
+        en_tokens = _python_tokens(en_code) if e.python_like else None
+        zh_tokens = _python_tokens(zh_code) if e.python_like else None
+        if en_tokens is not None and zh_tokens is not None:
+            for a, b in zip(en_tokens, zh_tokens, strict=False):
+                if a[:2] != b[:2]:
+                    return (f"{zh_name}:{z.line + b[2]} vs {en_name}:{e.line + a[2]}: block {n} "
+                            f"({e.info}): token {b[1]!r}, not {a[1]!r}")
+            if len(en_tokens) != len(zh_tokens):
+                return f"{where} ({e.info}): {len(zh_tokens)} tokens, not {len(en_tokens)}"
+            continue
+        for i, (a, b) in enumerate(zip(e.body, z.body, strict=False), start=1):
+            if a != b:
+                return (f"{zh_name}:{z.line + i} vs {en_name}:{e.line + i}: block {n} "
+                        f"({e.info}): {b!r}, not {a!r}")
+        if len(e.body) != len(z.body):
+            return f"{where} ({e.info}): {len(z.body)} lines, not {len(e.body)}"
+    if len(en_fences) != len(zh_fences):
+        extra = (f"{zh_name}:{zh_fences[len(en_fences)].line}: a block the English page lacks"
+                 if len(zh_fences) > len(en_fences) else
+                 f"{en_name}:{en_fences[len(zh_fences)].line}: a block the Chinese page lacks")
+        return f"{len(zh_fences)} blocks, not {len(en_fences)}; first: {extra}"
+    en_inc = [(n, inc.spec) for n, line in enumerate(en_lines, 1) if (inc := include_of(line))]
+    zh_inc = [(n, inc.spec) for n, line in enumerate(zh_lines, 1) if (inc := include_of(line))]
+    for (en_n, a), (zh_n, b) in zip(en_inc, zh_inc, strict=False):
+        if a != b:
+            return f"{zh_name}:{zh_n} vs {en_name}:{en_n}: includes {b!r}, not {a!r}"
+    if len(en_inc) != len(zh_inc):
+        return f"{len(zh_inc)} snippet includes, not {len(en_inc)}"
+    return None
+
+
+# --- The meaning: what each English section holds, the Chinese section holds too -----------------
+
+#: A number in prose: digits with thousands separators (``1,000``, ``10 000`` with a thin space),
+#: decimals or a version's dots (``0.5``, ``2.11.0``), an exponent (``1e-6``); not part of a word
+#: (``float32``, ``H200``, ``cu130``), while a CJK character beside it is no letter (``5行``).
+NUMBER = re.compile(r"(?<![A-Za-z0-9_.])\d{1,3}(?:[,\u2009\u202f]\d{3})+(?:\.\d+)*"
+                    r"(?:[eE][-+\u2212]?\d+)?(?![A-Za-z0-9_])"
+                    r"|(?<![A-Za-z0-9_.])\d+(?:\.\d+)*(?:[eE][-+\u2212]?\d+)?(?![A-Za-z0-9_])")
+#: An HTML comment (markers, test-driving comments), taken out of the text before it is read.
+HTML_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+#: An attribute list at the end of a line: ``{ #claim-x }``, ``{ loading=lazy }``, ``{ #id .cls }``.
+ATTR_LIST = re.compile(r"[ \t]*\{:?[ \t]*(?:[#.][\w-]+|[\w-]+=\S+?)"
+                       r"(?:[ \t]+(?:[#.][\w-]+|[\w-]+=\S+?))*[ \t]*\}[ \t]*$", re.MULTILINE)
+#: A footnote's label where it is cited (``[^init]``) or defined (``[^init]:``): read from the
+#: text, as a section holds the citation and the page's end the definition.
+FOOTNOTE_LABEL = re.compile(r"\[\^([^\]\s]+)\]")
+#: The line that opens an admonition, a collapsed note, a content tab or a caption block.
+BLOCK_OPENER = re.compile(r"^(?:!!!|\?\?\?\+?|===|///)")
+#: Chinese characters (CJK Unified Ideographs and Extension A) and full-width punctuation.
+CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\u3000-\u303f\uff00-\uffef]")
+#: A Chinese character (CJK Unified Ideographs and Extension A).
+HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+#: The kinds of :func:`section_items`, in the order they are reported.
+ITEM_KINDS = ("number", "code", "formula", "link", "claim", "footnote")
+
+
+def _flat(text: str) -> tuple[str, list[str]]:
+    """``text`` ready for markdown-it-py, and the bodies of its ``math`` blocks: every fenced
+    block blanked (read by :func:`scripts.markdown_model.fences_of`), HTML comments and
+    end-of-line attribute lists taken out, each line's indentation removed (an admonition's or a
+    tab's indented body would read as an indented code block in CommonMark)."""
+    lines = text.splitlines()
+    maths = ["\n".join(f.body) for f in fences_of(lines) if f.info == "math"]
+    inside = fenced_lines(lines)
+    kept = "\n".join("" if n in inside else line for n, line in enumerate(lines, start=1))
+    kept = ATTR_LIST.sub("", HTML_COMMENT.sub("", kept))
+    return "\n".join(line.strip() for line in kept.splitlines()), maths
+
+
+def _markdown() -> MarkdownIt:
+    return (MarkdownIt("commonmark").use(front_matter_plugin).use(footnote_plugin)
+            .enable("table"))
+
+
+def _all_tokens(tokens):
+    """Every token of a parsed page, depth first: block tokens, inline tokens, an image's alt
+    text."""
+    for tok in tokens:
+        yield tok
+        if tok.children:
+            yield from _all_tokens(tok.children)
+
+
+def normal_number(number: str) -> str:
+    """A number as compared: thousands separators dropped, the minus sign ASCII."""
+    return re.sub(r"[,\u2009\u202f]", "", number).replace("\u2212", "-")
+
+
+@dataclass(frozen=True)
+class Items:
+    """What a section says that a translation keeps. ``found`` maps each kind of
+    :data:`ITEM_KINDS` to its items in the order met; ``figures`` holds ``(path, alt text)`` of
+    each image."""
+
+    found: dict[str, list[str]]
+    figures: list[tuple[str, str]]
+
+
+def section_items(text: str) -> Items:
+    """The items of a section's Markdown ``text`` (or a whole page's): numbers in its text
+    (:data:`NUMBER`, as :func:`normal_number`; a number inside a code span counts once, as the
+    span), inline code spans, formulas (inline ``#!math …`` spans and ``math`` blocks), link
+    targets, claim ids (``claim-…``), footnote labels and figures. Code blocks, HTML comments and
+    the front matter are not read."""
+    claims = [f"claim-{cid}" for cid, _ in claim_ids(text.splitlines())]
+    flat, maths = _flat(text)
+    found: dict[str, list[str]] = {kind: [] for kind in ITEM_KINDS}
+    found["formula"].extend(maths)
+    found["claim"].extend(claims)
+    found["footnote"].extend(FOOTNOTE_LABEL.findall(flat))
+    figures = []
+    for tok in _all_tokens(_markdown().parse(flat)):
+        if tok.type == "code_inline":
+            math = tok.content.startswith("#!math")
+            found["formula" if math else "code"].append(tok.content)
+        elif tok.type == "link_open":
+            found["link"].append(tok.attrGet("href"))
+        elif tok.type == "image":
+            figures.append((tok.attrGet("src"), tok.content))  # its alt text is read next
+        elif tok.type == "text":
+            found["number"].extend(normal_number(m) for m in NUMBER.findall(tok.content))
+    return Items(found, figures)
+
+
+def alignment_problems(english: str, chinese: str) -> list[str]:
+    """What a Chinese page lacks of its English page, one line each: sections that differ in
+    anchor, order or level (then nothing more is compared); in each section, each item of
+    :func:`section_items` that the English section has and the Chinese section has not
+    (``#anchor: missing number '3'``), figures whose paths differ, and alt text with no
+    Chinese character. The title's section is ``(title)``."""
+    en, zh = sections(english), sections(chinese)
+    en_heads = [(s.anchor, s.level) for s in en]
+    zh_heads = [(s.anchor, s.level) for s in zh]
+    if en_heads != zh_heads:
+        for n, (a, b) in enumerate(zip(en_heads, zh_heads, strict=False)):
+            if a != b:
+                return [f"section {n + 1}: #{b[0] or '(title)'} at level {b[1]}, where the English "
+                        f"page has #{a[0] or '(title)'} at level {a[1]}"]
+        return [f"{len(zh_heads)} sections, where the English page has {len(en_heads)}"]
+    problems = []
+    for e, z in zip(en, zh, strict=True):
+        name = f"#{e.anchor}" if e.anchor else "(title)"
+        en_items, zh_items = section_items(e.text), section_items(z.text)
+        for kind in ITEM_KINDS:
+            have = set(zh_items.found[kind])
+            for item in dict.fromkeys(en_items.found[kind]):
+                if item not in have:
+                    problems.append(f"{name}: missing {kind} {item!r}")
+        en_paths = [path for path, _ in en_items.figures]
+        zh_paths = [path for path, _ in zh_items.figures]
+        if en_paths != zh_paths:
+            problems.append(f"{name}: figures {zh_paths}, not {en_paths}")
+        for path, alt in zh_items.figures:
+            if not CJK.search(alt):
+                problems.append(f"{name}: the alt text of {path} is not Chinese: {alt!r}")
+    return problems
+
+
+# --- The Chinese prose, as a reader sees it, and its numbers --------------------------------------
+
+#: Where a Chinese sentence ends: 。！？； and any closing quotation mark or bracket after it.
+SENTENCE = re.compile(r"[^。！？；]*(?:[。！？；]+[”’」』）)]*|$)")
+
+
+def _render(inline) -> str:
+    """The text an inline token renders to: text, code spans as their text (a formula as its
+    source, without ``#!math``), link text, line breaks; images and HTML left out."""
+    parts = []
+    for child in inline.children or []:
+        if child.type == "code_inline":
+            parts.append(child.content.removeprefix("#!math").strip())
+        elif child.type == "text":
+            parts.append(child.content)
+        elif child.type in ("softbreak", "hardbreak"):
+            parts.append("\n")
+    return "".join(parts)
+
+
+def _collapse(text: str) -> str:
+    """Whitespace as a reader sees it: a line break between two Chinese characters vanishes,
+    any other run of whitespace is one space."""
+    text = re.sub(r"(?<=[\u3400-\u9fff\u3000-\u303f\uff00-\uffef])\n"
+                  r"(?=[\u3400-\u9fff\u3000-\u303f\uff00-\uffef])", "", text)
+    return " ".join(text.split())
+
+
+@dataclass(frozen=True)
+class ZhProse:
+    """A Chinese page's prose: ``answer``, its short answer (the first paragraph after the title,
+    with a list right after it), and ``units``, every paragraph, list item and table cell in
+    order, the short answer's included, as plain text."""
+
+    answer: str
+    units: tuple[str, ...]
+
+    @property
+    def sentences(self) -> list[str]:
+        """Every sentence of every unit (:func:`zh_sentences`) that holds a Chinese character:
+        a table cell of a number or of code alone is no sentence."""
+        return [s for unit in self.units for s in zh_sentences(unit) if HAN.search(s)]
+
+
+def zh_sentences(unit: str) -> list[str]:
+    """The sentences of one unit of plain text, split after 。！？； (a closing quotation mark
+    or bracket stays with its sentence), stripped; pieces with no letter or digit left out."""
+    return [s.strip() for s in SENTENCE.findall(unit)
+            if any(c.isalnum() for c in s)]
+
+
+def zh_units(text: str) -> ZhProse:
+    """The prose of a Chinese page's Markdown ``text`` as a reader sees it (see :class:`ZhProse`).
+
+    Left out: the front matter, code blocks, HTML comments, attribute lists, headings, the lines
+    that open admonitions, notes, tabs and captions (their titles), images, link targets, and
+    footnote definitions (they quote English sources). A list item and a table cell are units of
+    their own; a code span counts as its text. Raises ``ValueError`` when the page has no title
+    followed by a paragraph."""
+    flat, _ = _flat(text)
+    flat = "\n".join("" if BLOCK_OPENER.match(line) else line for line in flat.splitlines())
+    tokens = _markdown().parse(flat)
+    units, in_notes = [], 0
+    for i, tok in enumerate(tokens):
+        in_notes += {"footnote_block_open": 1, "footnote_block_close": -1}.get(tok.type, 0)
+        if tok.type == "inline" and not in_notes and tokens[i - 1].type != "heading_open":
+            if unit := _collapse(_render(tok)):
+                units.append(unit)
+    title = next((i for i, t in enumerate(tokens) if t.type == "heading_close" and t.tag == "h1"),
+                 None)
+    if title is None or title + 1 >= len(tokens) or tokens[title + 1].type != "paragraph_open":
+        raise ValueError("no '# title' followed by a paragraph")
+    answer = [tokens[title + 2]]
+    after = title + 4  # paragraph_open, inline, paragraph_close
+    if after < len(tokens) and tokens[after].type in ("bullet_list_open", "ordered_list_open"):
+        close = tokens[after].type.replace("_open", "_close")
+        end = next(j for j in range(after, len(tokens))
+                   if tokens[j].type == close and tokens[j].level == tokens[after].level)
+        answer += [t for t in tokens[after:end] if t.type == "inline"]
+    return ZhProse(_collapse("\n".join(_render(t) for t in answer)), tuple(units))
+
+
+def zh_stats(text: str) -> dict[str, float]:
+    """The numbers of a Chinese page's prose (:func:`zh_units`): ``sentences``, ``mean``
+    characters a sentence, ``over_80`` and ``over_100`` (shares of the sentences, in %),
+    ``longest`` (characters) and ``answer`` (the short answer's characters). A character is one
+    of the rendered text, spaces included."""
+    prose = zh_units(text)
+    lengths = [len(s) for s in prose.sentences]
+    n = len(lengths)
+    return {
+        "sentences": n,
+        "mean": sum(lengths) / n if n else 0.0,
+        "over_80": 100 * sum(k > 80 for k in lengths) / n if n else 0.0,
+        "over_100": 100 * sum(k > 100 for k in lengths) / n if n else 0.0,
+        "longest": max(lengths, default=0),
+        "answer": len(prose.answer),
+    }
+
+
+def stats_table(docs: Path = DOCS) -> list[str]:
+    """The lines ``--stats`` prints: one per Chinese page under ``docs`` with the numbers of
+    :func:`zh_stats`, then the limits they are held to (``tests/test_zh_prose.py``)."""
+    lines = [f"{'page':<30} {'sent.':>5} {'mean':>5} {'%>80':>5} {'%>100':>5} {'longest':>7} "
+             f"{'answer':>6}"]
+    for page in sorted(docs.rglob(f"*{ZH_SUFFIX}")):
+        m = zh_stats(page.read_text(encoding="utf-8"))
+        lines.append(f"{page.relative_to(docs).as_posix():<30} {m['sentences']:>5} "
+                     f"{m['mean']:>5.1f} {m['over_80']:>5.1f} {m['over_100']:>5.1f} "
+                     f"{m['longest']:>7} {m['answer']:>6}")
+    lines.append("characters of rendered text; limits: no sentence over 100, at most 2 % over 80, "
+                 "a short answer of at most 160")
+    return lines
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m scripts.translations",
@@ -177,12 +513,19 @@ def main(argv: list[str] | None = None) -> int:
                                            "fingerprint, heading (for a translator)")
     show.add_argument("page", type=Path)
     parser.add_argument("--strict", action="store_true")
+    parser.add_argument("--stats", action="store_true",
+                        help="print each Chinese page's sentence numbers instead")
+    parser.add_argument("--docs", type=Path, default=DOCS,
+                        help="the folder of the pages (default: the site's docs/)")
     args = parser.parse_args(argv)
     if args.command == "sections":
         for s in sections(args.page.read_text(encoding="utf-8")):
             print(f"{s.anchor or '(title)'}\t{fingerprint(s)}\t{'#' * s.level} {s.heading}")
         return 0
-    reports = report()
+    if args.stats:
+        print("\n".join(stats_table(args.docs)))
+        return 0
+    reports = report(args.docs)
     behind = 0
     for r in reports:
         total = len(r.current) + len(r.stale) + len(r.missing)
