@@ -354,6 +354,19 @@ def section_items(text: str) -> Items:
     return Items(found, figures)
 
 
+def text_outside_code(text: str) -> str:
+    """Every word a reader of the page's Markdown ``text`` reads outside code, one text run a
+    line: prose, headings, titles of admonitions and tabs, alt text, footnotes; not code blocks,
+    code spans, formulas, HTML comments, link targets or the front matter."""
+    flat, _ = _flat(text)
+    runs = []
+    for tok in _markdown().parse(flat):
+        if tok.type == "inline":  # a line break inside a paragraph joins its lines
+            runs.append("".join(t.content if t.type == "text" else " " if t.type == "code_inline"
+                                else "" for t in _all_tokens(tok.children or [])))
+    return "\n".join(runs)
+
+
 def alignment_problems(english: str, chinese: str) -> list[str]:
     """What a Chinese page lacks of its English page, one line each: sections that differ in
     anchor, order or level (then nothing more is compared); in each section, each item of
