@@ -299,9 +299,18 @@ def _flat(text: str) -> tuple[str, list[str]]:
     return "\n".join(line.strip() for line in kept.splitlines()), maths
 
 
-def _markdown() -> MarkdownIt:
-    return (MarkdownIt("commonmark").use(front_matter_plugin).use(footnote_plugin)
-            .enable("table"))
+def _markdown(footnotes: bool = False) -> MarkdownIt:
+    """markdown-it-py as the site reads a page: CommonMark, front matter, tables; with
+    ``footnotes``, footnote definitions are read as such (and dropped when nothing in the text
+    cites them: a section's text rarely holds both)."""
+    md = MarkdownIt("commonmark").use(front_matter_plugin).enable("table")
+    return md.use(footnote_plugin) if footnotes else md
+
+
+def _without_footnote_labels(flat: str) -> str:
+    """``flat`` with each footnote label taken out, so that a definition reads as the plain
+    paragraph it is (CommonMark alone would take ``[^a]: https://…`` for a link definition)."""
+    return FOOTNOTE_LABEL.sub("", flat)
 
 
 def _all_tokens(tokens):
@@ -341,7 +350,7 @@ def section_items(text: str) -> Items:
     found["claim"].extend(claims)
     found["footnote"].extend(FOOTNOTE_LABEL.findall(flat))
     figures = []
-    for tok in _all_tokens(_markdown().parse(flat)):
+    for tok in _all_tokens(_markdown().parse(_without_footnote_labels(flat))):
         if tok.type == "code_inline":
             math = tok.content.startswith("#!math")
             found["formula" if math else "code"].append(tok.content)
@@ -360,7 +369,7 @@ def text_outside_code(text: str) -> str:
     code spans, formulas, HTML comments, link targets or the front matter."""
     flat, _ = _flat(text)
     runs = []
-    for tok in _markdown().parse(flat):
+    for tok in _markdown().parse(_without_footnote_labels(flat)):
         if tok.type == "inline":  # a line break inside a paragraph joins its lines
             runs.append("".join(t.content if t.type == "text" else " " if t.type == "code_inline"
                                 else "" for t in _all_tokens(tok.children or [])))
@@ -462,7 +471,7 @@ def zh_units(text: str) -> ZhProse:
     followed by a paragraph."""
     flat, _ = _flat(text)
     flat = "\n".join("" if BLOCK_OPENER.match(line) else line for line in flat.splitlines())
-    tokens = _markdown().parse(flat)
+    tokens = _markdown(footnotes=True).parse(flat)
     units, in_notes = [], 0
     for i, tok in enumerate(tokens):
         in_notes += {"footnote_block_open": 1, "footnote_block_close": -1}.get(tok.type, 0)
