@@ -34,6 +34,7 @@ its prose (``tests/test_translations.py``, ``tests/test_zh_terms.py``, ``tests/t
 from __future__ import annotations
 
 import argparse
+import copy
 import hashlib
 import io
 import re
@@ -43,11 +44,20 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
+import markdown
+from bs4 import BeautifulSoup
 from markdown_it import MarkdownIt
-from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.front_matter import front_matter_plugin
+from mkdocs.utils.meta import get_data
 
-from scripts.markdown_model import Fence, claim_ids, fenced_lines, fences_of, include_of
+from scripts.markdown_model import (
+    TOC_EXTENSIONS,
+    Fence,
+    claim_ids,
+    fenced_lines,
+    fences_of,
+    include_of,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -276,8 +286,6 @@ ATTR_LIST = re.compile(r"[ \t]*\{:?[ \t]*(?:[#.][\w-]+|[\w-]+=\S+?)"
 #: A footnote's label where it is cited (``[^init]``) or defined (``[^init]:``): read from the
 #: text, as a section holds the citation and the page's end the definition.
 FOOTNOTE_LABEL = re.compile(r"\[\^([^\]\s]+)\]")
-#: The line that opens an admonition, a collapsed note, a content tab or a caption block.
-BLOCK_OPENER = re.compile(r"^(?:!!!|\?\?\?\+?|===|///)")
 #: Chinese characters (CJK Unified Ideographs and Extension A) and full-width punctuation.
 CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\u3000-\u303f\uff00-\uffef]")
 #: A Chinese character (CJK Unified Ideographs and Extension A).
@@ -299,12 +307,9 @@ def _flat(text: str) -> tuple[str, list[str]]:
     return "\n".join(line.strip() for line in kept.splitlines()), maths
 
 
-def _markdown(footnotes: bool = False) -> MarkdownIt:
-    """markdown-it-py as the site reads a page: CommonMark, front matter, tables; with
-    ``footnotes``, footnote definitions are read as such (and dropped when nothing in the text
-    cites them: a section's text rarely holds both)."""
-    md = MarkdownIt("commonmark").use(front_matter_plugin).enable("table")
-    return md.use(footnote_plugin) if footnotes else md
+def _markdown() -> MarkdownIt:
+    """markdown-it-py as the site reads a page: CommonMark, front matter, tables."""
+    return MarkdownIt("commonmark").use(front_matter_plugin).enable("table")
 
 
 def _without_footnote_labels(flat: str) -> str:
@@ -416,20 +421,6 @@ def alignment_problems(english: str, chinese: str) -> list[str]:
 SENTENCE = re.compile(r"[^。！？；]*(?:[。！？；]+[”’」』）)]*|$)")
 
 
-def _render(inline) -> str:
-    """The text an inline token renders to: text, code spans as their text (a formula as its
-    source, without ``#!math``), link text, line breaks; images and HTML left out."""
-    parts = []
-    for child in inline.children or []:
-        if child.type == "code_inline":
-            parts.append(child.content.removeprefix("#!math").strip())
-        elif child.type == "text":
-            parts.append(child.content)
-        elif child.type in ("softbreak", "hardbreak"):
-            parts.append("\n")
-    return "".join(parts)
-
-
 def _collapse(text: str) -> str:
     """Whitespace as a reader sees it: a line break between two Chinese characters vanishes,
     any other run of whitespace is one space."""
@@ -461,35 +452,50 @@ def zh_sentences(unit: str) -> list[str]:
             if any(c.isalnum() for c in s)]
 
 
+def _unit_text(element) -> str:
+    """The text a reader sees of an element (a paragraph, a list item, a table cell): a nested
+    list, footnote marks and images left out, a code span as its text (a formula as its source,
+    without ``#!math``), whitespace as :func:`_collapse` reads it."""
+    element = copy.copy(element)
+    for inner in element.select("ul, ol, sup, img"):
+        inner.decompose()
+    for code in element.find_all("code"):
+        code.replace_with(code.get_text().removeprefix("#!math").strip())
+    return _collapse(element.get_text())
+
+
 def zh_units(text: str) -> ZhProse:
     """The prose of a Chinese page's Markdown ``text`` as a reader sees it (see :class:`ZhProse`).
 
-    Left out: the front matter, code blocks, HTML comments, attribute lists, headings, the lines
-    that open admonitions, notes, tabs and captions (their titles), images, link targets, and
-    footnote definitions (they quote English sources). A list item and a table cell are units of
-    their own; a code span counts as its text. Raises ``ValueError`` when the page has no title
-    followed by a paragraph."""
-    flat, _ = _flat(text)
-    flat = "\n".join("" if BLOCK_OPENER.match(line) else line for line in flat.splitlines())
-    tokens = _markdown(footnotes=True).parse(flat)
-    units, in_notes = [], 0
-    for i, tok in enumerate(tokens):
-        in_notes += {"footnote_block_open": 1, "footnote_block_close": -1}.get(tok.type, 0)
-        if tok.type == "inline" and not in_notes and tokens[i - 1].type != "heading_open":
-            if unit := _collapse(_render(tok)):
-                units.append(unit)
-    title = next((i for i, t in enumerate(tokens) if t.type == "heading_close" and t.tag == "h1"),
-                 None)
-    if title is None or title + 1 >= len(tokens) or tokens[title + 1].type != "paragraph_open":
+    The page is rendered as ``tests/prose.py`` renders an English page: Python-Markdown with the
+    extensions that decide the site's structure (:data:`scripts.markdown_model.TOC_EXTENSIONS`,
+    and ``footnotes``), its front matter taken off as MkDocs does. (markdown-it-py reads emphasis
+    by CommonMark's flanking rules, which leave ``**用 Embedding 还是 Linear？**输入`` unrendered
+    where the site renders it bold: four characters too many.) Left out: code blocks, HTML
+    comments, headings, the titles of admonitions and collapsed notes, images, link targets,
+    footnote marks and footnote definitions (they quote English sources). A paragraph, a list
+    item (without the list inside it) and a table cell are units of their own; a code span counts
+    as its text. Raises ``ValueError`` when the page has no title followed by a paragraph."""
+    body, _meta = get_data(text)
+    html = markdown.Markdown(extensions=[*TOC_EXTENSIONS, "footnotes"]).convert(body)
+    soup = BeautifulSoup(html, "html.parser")
+    title = soup.find("h1")
+    first = title.find_next_sibling() if title else None
+    if first is None or first.name != "p":
         raise ValueError("no '# title' followed by a paragraph")
-    answer = [tokens[title + 2]]
-    after = title + 4  # paragraph_open, inline, paragraph_close
-    if after < len(tokens) and tokens[after].type in ("bullet_list_open", "ordered_list_open"):
-        close = tokens[after].type.replace("_open", "_close")
-        end = next(j for j in range(after, len(tokens))
-                   if tokens[j].type == close and tokens[j].level == tokens[after].level)
-        answer += [t for t in tokens[after:end] if t.type == "inline"]
-    return ZhProse(_collapse("\n".join(_render(t) for t in answer)), tuple(units))
+    answer = [first]
+    if (after := first.find_next_sibling()) is not None and after.name in ("ul", "ol"):
+        answer += after.find_all("li")  # a list right after the first paragraph goes on with it
+    answer_text = _collapse("\n".join(_unit_text(element) for element in answer))
+    for element in soup.select("pre, div.footnote, p.admonition-title, summary"):
+        element.decompose()
+    units = []
+    for element in soup.find_all(["p", "li", "td", "th"]):
+        if element.name == "p" and element.find_parent(["li", "td", "th"]):
+            continue  # read with its list item or cell
+        if unit := _unit_text(element):
+            units.append(unit)
+    return ZhProse(answer_text, tuple(units))
 
 
 def zh_stats(text: str) -> dict[str, float]:
