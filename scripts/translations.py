@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import functools
 import hashlib
 import io
 import re
@@ -438,7 +439,7 @@ class ZhProse:
     answer: str
     units: tuple[str, ...]
 
-    @property
+    @functools.cached_property
     def sentences(self) -> list[str]:
         """Every sentence of every unit (:func:`zh_sentences`) that holds a Chinese character:
         a table cell of a number or of code alone is no sentence."""
@@ -464,6 +465,7 @@ def _unit_text(element) -> str:
     return _collapse(element.get_text())
 
 
+@functools.lru_cache(maxsize=32)
 def zh_units(text: str) -> ZhProse:
     """The prose of a Chinese page's Markdown ``text`` as a reader sees it (see :class:`ZhProse`).
 
@@ -475,7 +477,8 @@ def zh_units(text: str) -> ZhProse:
     comments, headings, the titles of admonitions and collapsed notes, images, link targets,
     footnote marks and footnote definitions (they quote English sources). A paragraph, a list
     item (without the list inside it) and a table cell are units of their own; a code span counts
-    as its text. Raises ``ValueError`` when the page has no title followed by a paragraph."""
+    as its text. Raises ``ValueError`` when the page has no title followed by a paragraph.
+    Remembered per text: the tests of one page read it three times."""
     body, _meta = get_data(text)
     html = markdown.Markdown(extensions=[*TOC_EXTENSIONS, "footnotes"]).convert(body)
     soup = BeautifulSoup(html, "html.parser")
