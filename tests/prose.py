@@ -40,8 +40,10 @@ from mkdocs.utils.meta import get_data
 
 from scripts.markdown_model import ROOT, TOC_EXTENSIONS
 
-#: The pages measured: every Markdown page of the site.
-PAGES = sorted(p.relative_to(ROOT / "docs").as_posix() for p in (ROOT / "docs").glob("*.md"))
+#: The pages measured: every English Markdown page of the site (a Chinese page, ``*.zh.md``, has
+#: rules of its own: ``tests/test_zh_prose.py``).
+PAGES = sorted(p.relative_to(ROOT / "docs").as_posix() for p in (ROOT / "docs").glob("*.md")
+               if not p.name.endswith(".zh.md"))
 #: What an inline code span counts as: one word.
 CODE_WORD = "code"
 #: Elements whose paragraphs are not prose: tables, definition lists, footnote definitions.
