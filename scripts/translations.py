@@ -287,8 +287,6 @@ ATTR_LIST = re.compile(r"[ \t]*\{:?[ \t]*(?:[#.][\w-]+|[\w-]+=\S+?)"
 #: A footnote's label where it is cited (``[^init]``) or defined (``[^init]:``): read from the
 #: text, as a section holds the citation and the page's end the definition.
 FOOTNOTE_LABEL = re.compile(r"\[\^([^\]\s]+)\]")
-#: Chinese characters (CJK Unified Ideographs and Extension A) and full-width punctuation.
-CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\u3000-\u303f\uff00-\uffef]")
 #: A Chinese character (CJK Unified Ideographs and Extension A).
 HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 #: The kinds of :func:`section_items`, in the order they are reported.
@@ -387,7 +385,8 @@ def alignment_problems(english: str, chinese: str) -> list[str]:
     anchor, order or level (then nothing more is compared); in each section, each item of
     :func:`section_items` that the English section has and the Chinese section has not
     (``#anchor: missing number '3'``), figures whose paths differ, and alt text with no
-    Chinese character. The title's section is ``(title)``."""
+    Chinese character (:data:`HAN`: full-width punctuation alone is not Chinese). The title's
+    section is ``(title)``."""
     en, zh = sections(english), sections(chinese)
     en_heads = [(s.anchor, s.level) for s in en]
     zh_heads = [(s.anchor, s.level) for s in zh]
@@ -411,7 +410,7 @@ def alignment_problems(english: str, chinese: str) -> list[str]:
         if en_paths != zh_paths:
             problems.append(f"{name}: figures {zh_paths}, not {en_paths}")
         for path, alt in zh_items.figures:
-            if not CJK.search(alt):
+            if not HAN.search(alt):
                 problems.append(f"{name}: the alt text of {path} is not Chinese: {alt!r}")
     return problems
 

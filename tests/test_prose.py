@@ -1,8 +1,8 @@
 """Sentences a learner can follow: limits on every page's prose, read by ``tests/prose.py``.
 
 Per page: the short answer right under the title has at most 60 words, and no prose sentence
-has more than 50 (list items included, tables aside). Site-wide: at most 2 % of the sentences have more
-than 40 words. ``python -m tests.prose`` prints every page's numbers.
+has more than 50 (list items included, tables aside). Site-wide: at most 2 % of the sentences
+have more than 40 words. ``python -m tests.prose`` prints every page's numbers.
 """
 
 from __future__ import annotations
