@@ -165,21 +165,32 @@ class PageReport:
     extra: list[str]
 
 
+def current_pairs(english: list[Section], chinese: list[Section]) -> list[tuple[Section, Section]]:
+    """The ``(English section, Chinese section)`` pairs whose Chinese section is current: it
+    names its English section's anchor and fingerprint, and it comes after the Chinese section of
+    the pair before (a section moved out of the English order is stale until it is moved back)."""
+    zh = {s.anchor: (n, s) for n, s in enumerate(chinese)}
+    pairs, last = [], -1
+    for section in english:
+        n, other = zh.get(section.anchor, (-1, None))
+        if other is not None and n > last and other.marker == fingerprint(section):
+            pairs.append((section, other))
+            last = n
+    return pairs
+
+
 def compare(english: str, chinese: str, page: str = "") -> PageReport:
-    """Compare a page's English Markdown with its Chinese Markdown, section by section."""
-    zh = {s.anchor: s for s in sections(chinese)}
-    current, stale, missing = [], [], []
-    en = sections(english)
-    for section in en:
-        other = zh.get(section.anchor)
-        if other is None:
-            missing.append(section.anchor)
-        elif other.marker == fingerprint(section):
-            current.append(section.anchor)
-        else:
-            stale.append(section.anchor)
-    extra = [a for a in zh if a not in {s.anchor for s in en}]
-    return PageReport(page, current, stale, missing, extra)
+    """Compare a page's English Markdown with its Chinese Markdown, section by section: a section
+    is current (:func:`current_pairs`), stale (translated, but not current) or missing."""
+    en, zh = sections(english), sections(chinese)
+    current = {e.anchor for e, _ in current_pairs(en, zh)}
+    present = {s.anchor for s in zh}
+    return PageReport(
+        page,
+        current=[s.anchor for s in en if s.anchor in current],
+        stale=[s.anchor for s in en if s.anchor in present and s.anchor not in current],
+        missing=[s.anchor for s in en if s.anchor not in present],
+        extra=[s.anchor for s in zh if s.anchor not in {e.anchor for e in en}])
 
 
 def translated_pages(docs: Path = DOCS) -> list[Path]:
@@ -217,57 +228,79 @@ def driving_comment(fence: Fence) -> str | None:
     return before if before.startswith("<!--") and "pytest" in before else None
 
 
+def _name(section: Section) -> str:
+    return f"#{section.anchor}" if section.anchor else "(title)"
+
+
 def code_difference(english: str, chinese: str, en_name: str = "en",
                     zh_name: str = "zh") -> str | None:
     """The first difference between the fenced blocks of a page's English Markdown and its
-    Chinese Markdown, as ``"<zh_name>:<line> vs <en_name>:<line>: <what>"``, or ``None`` when
-    they agree.
+    Chinese Markdown, as ``"<zh_name>:<line> vs <en_name>:<line>: <section> block <n>: <what>"``,
+    or ``None`` when they agree.
 
-    Blocks are compared in order. A Python block (:attr:`Fence.python_like`) must hold the same
-    tokens (:mod:`tokenize`, ``COMMENT`` and blank-line tokens left out: a translated comment
-    passes); any other block (``text``, ``console``, ``math``, an output) and a Python block that
-    does not tokenize must be the same lines, byte for byte. Each block's fence, indentation,
-    info string and test-driving comment (:func:`driving_comment`) must be the same, and so must the
-    page's snippet includes (``--8<--``), in order. Line numbers are 1-based."""
-    en_lines, zh_lines = english.splitlines(), chinese.splitlines()
+    Each current section (:func:`current_pairs`) is compared with its English section, block by
+    block in order. A Python block (:attr:`Fence.python_like`) must hold the same tokens
+    (:mod:`tokenize`, ``COMMENT`` and blank-line tokens left out: a translated comment passes);
+    any other block (``text``, ``console``, ``math``, an output) and a Python block that does not
+    tokenize must be the same lines, byte for byte. Each block's fence, indentation, info string
+    and test-driving comment (:func:`driving_comment`) must be the same, and so must the
+    section's snippet includes (``--8<--``), in order. A stale or missing section is not compared:
+    an English edit makes its section stale, which ``python -m scripts.translations`` reports,
+    and fails nothing. Line numbers are 1-based, in the whole page."""
+    for e, z in current_pairs(sections(english), sections(chinese)):
+        found = _section_code_difference(e, z)
+        if found is not None:
+            (en_line, zh_line), what = found
+            return (f"{zh_name}:{z.start + zh_line} vs {en_name}:{e.start + en_line}: "
+                    f"{_name(e)} {what}")
+    return None
+
+
+def _section_code_difference(e: Section, z: Section) -> tuple[tuple[int, int], str] | None:
+    """The first difference between the blocks of two sections: ``((English line, Chinese
+    line), what)``, lines 1-based within each section, or ``None``."""
+    en_lines, zh_lines = e.text.splitlines(), z.text.splitlines()
     en_fences, zh_fences = fences_of(en_lines), fences_of(zh_lines)
-    for n, (e, z) in enumerate(zip(en_fences, zh_fences, strict=False), start=1):
-        where = f"{zh_name}:{z.line} vs {en_name}:{e.line}: block {n}"
-        if (e.indent, e.fence, e.info) != (z.indent, z.fence, z.info):
-            return (f"{where}: opens {z.indent!r} {z.fence}{z.info!r}, "
-                    f"not {e.indent!r} {e.fence}{e.info!r}")
-        if driving_comment(e) != driving_comment(z):
-            return (f"{where}: the comment above is {driving_comment(z)!r}, "
-                    f"not {driving_comment(e)!r}")
-        en_code, zh_code = "\n".join(e.body), "\n".join(z.body)
-        en_tokens = _python_tokens(en_code) if e.python_like else None
-        zh_tokens = _python_tokens(zh_code) if e.python_like else None
+    for n, (a, b) in enumerate(zip(en_fences, zh_fences, strict=False), start=1):
+        block = f"block {n}"
+        if (a.indent, a.fence, a.info) != (b.indent, b.fence, b.info):
+            return ((a.line, b.line), f"{block}: opens {b.indent!r} {b.fence}{b.info!r}, "
+                                      f"not {a.indent!r} {a.fence}{a.info!r}")
+        if driving_comment(a) != driving_comment(b):
+            return ((a.line, b.line), f"{block}: the comment above is {driving_comment(b)!r}, "
+                                      f"not {driving_comment(a)!r}")
+        en_tokens = _python_tokens("\n".join(a.body)) if a.python_like else None
+        zh_tokens = _python_tokens("\n".join(b.body)) if a.python_like else None
         if en_tokens is not None and zh_tokens is not None:
-            for a, b in zip(en_tokens, zh_tokens, strict=False):
-                if a[:2] != b[:2]:
-                    return (f"{zh_name}:{z.line + b[2]} vs {en_name}:{e.line + a[2]}: block {n} "
-                            f"({e.info}): token {b[1]!r}, not {a[1]!r}")
+            for x, y in zip(en_tokens, zh_tokens, strict=False):
+                if x[:2] != y[:2]:
+                    return ((a.line + x[2], b.line + y[2]),
+                            f"{block} ({a.info}): token {y[1]!r}, not {x[1]!r}")
             if len(en_tokens) != len(zh_tokens):
-                return f"{where} ({e.info}): {len(zh_tokens)} tokens, not {len(en_tokens)}"
+                return ((a.line, b.line),
+                        f"{block} ({a.info}): {len(zh_tokens)} tokens, not {len(en_tokens)}")
             continue
-        for i, (a, b) in enumerate(zip(e.body, z.body, strict=False), start=1):
-            if a != b:
-                return (f"{zh_name}:{z.line + i} vs {en_name}:{e.line + i}: block {n} "
-                        f"({e.info}): {b!r}, not {a!r}")
-        if len(e.body) != len(z.body):
-            return f"{where} ({e.info}): {len(z.body)} lines, not {len(e.body)}"
+        for i, (x, y) in enumerate(zip(a.body, b.body, strict=False), start=1):
+            if x != y:
+                return ((a.line + i, b.line + i), f"{block} ({a.info}): {y!r}, not {x!r}")
+        if len(a.body) != len(b.body):
+            return ((a.line, b.line), f"{block} ({a.info}): {len(b.body)} lines, not {len(a.body)}")
     if len(en_fences) != len(zh_fences):
-        extra = (f"{zh_name}:{zh_fences[len(en_fences)].line}: a block the English page lacks"
-                 if len(zh_fences) > len(en_fences) else
-                 f"{en_name}:{en_fences[len(zh_fences)].line}: a block the Chinese page lacks")
-        return f"{len(zh_fences)} blocks, not {len(en_fences)}; first: {extra}"
+        if len(zh_fences) > len(en_fences):
+            b = zh_fences[len(en_fences)]
+            return ((len(en_lines), b.line), f"block {len(en_fences) + 1}: a block the English "
+                                             "section lacks")
+        a = en_fences[len(zh_fences)]
+        return ((a.line, len(zh_lines)), f"block {len(zh_fences) + 1}: a block the Chinese "
+                                         "section lacks")
     en_inc = [(n, inc.spec) for n, line in enumerate(en_lines, 1) if (inc := include_of(line))]
     zh_inc = [(n, inc.spec) for n, line in enumerate(zh_lines, 1) if (inc := include_of(line))]
-    for (en_n, a), (zh_n, b) in zip(en_inc, zh_inc, strict=False):
-        if a != b:
-            return f"{zh_name}:{zh_n} vs {en_name}:{en_n}: includes {b!r}, not {a!r}"
+    for (en_n, x), (zh_n, y) in zip(en_inc, zh_inc, strict=False):
+        if x != y:
+            return ((en_n, zh_n), f"includes {y!r}, not {x!r}")
     if len(en_inc) != len(zh_inc):
-        return f"{len(zh_inc)} snippet includes, not {len(en_inc)}"
+        return ((len(en_lines), len(zh_lines)),
+                f"{len(zh_inc)} snippet includes, not {len(en_inc)}")
     return None
 
 
@@ -381,24 +414,21 @@ def text_outside_code(text: str) -> str:
 
 
 def alignment_problems(english: str, chinese: str) -> list[str]:
-    """What a Chinese page lacks of its English page, one line each: sections that differ in
-    anchor, order or level (then nothing more is compared); in each section, each item of
-    :func:`section_items` that the English section has and the Chinese section has not
-    (``#anchor: missing number '3'``), figures whose paths differ, and alt text with no
-    Chinese character (:data:`HAN`: full-width punctuation alone is not Chinese). The title's
-    section is ``(title)``."""
-    en, zh = sections(english), sections(chinese)
-    en_heads = [(s.anchor, s.level) for s in en]
-    zh_heads = [(s.anchor, s.level) for s in zh]
-    if en_heads != zh_heads:
-        for n, (a, b) in enumerate(zip(en_heads, zh_heads, strict=False)):
-            if a != b:
-                return [f"section {n + 1}: #{b[0] or '(title)'} at level {b[1]}, where the English "
-                        f"page has #{a[0] or '(title)'} at level {a[1]}"]
-        return [f"{len(zh_heads)} sections, where the English page has {len(en_heads)}"]
+    """What the current sections of a Chinese page lack of their English sections, one line
+    each: a level that differs; each item of :func:`section_items` that the English section has
+    and the Chinese section has not (``#anchor: missing number '3'``); figures whose paths
+    differ; alt text with no Chinese character (:data:`HAN`: full-width punctuation alone is not
+    Chinese). The title's section is ``(title)``.
+
+    Only current sections are compared (:func:`current_pairs`): a stale, missing, extra or moved
+    section is the translation's state, which an English edit can cause; ``python -m
+    scripts.translations`` reports it and it fails nothing."""
     problems = []
-    for e, z in zip(en, zh, strict=True):
-        name = f"#{e.anchor}" if e.anchor else "(title)"
+    for e, z in current_pairs(sections(english), sections(chinese)):
+        name = _name(e)
+        if e.level != z.level:
+            problems.append(f"{name}: a level-{z.level} heading, where the English page has "
+                            f"level {e.level}")
         en_items, zh_items = section_items(e.text), section_items(z.text)
         for kind in ITEM_KINDS:
             have = set(zh_items.found[kind])

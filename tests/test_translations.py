@@ -1,16 +1,18 @@
 """The Chinese pages (``docs/<page>.zh.md``) keep what their English pages prove and say.
 
-* **The same code, proven once.** Each Chinese page's blocks are its English page's blocks, in
-  order (:func:`scripts.translations.code_difference`). pytest does not run the Chinese blocks
-  (``--ignore-glob=docs/*.zh.md`` in pyproject.toml's ``addopts``): this comparison is what proves
-  them, by proving them equal to blocks that run.
-* **Meaning kept.** The same sections, and in each one every number, code span, formula, link
-  target, claim id and footnote label of the English section, the same figures with Chinese alt
-  text (:func:`scripts.translations.alignment_problems`).
-* **Staleness shown, never failed.** Editing an English section makes its Chinese section, and
-  only that one, stale; ``python -m scripts.translations`` lists it. The state of the real pages
-  never fails this suite: the audits (``python -m pytest -m audit``) print it
-  (:func:`test_the_audits_print_the_state_of_the_translation`).
+* **The same code, proven once.** Each current Chinese section's blocks are its English section's
+  blocks, in order (:func:`scripts.translations.code_difference`). pytest does not run the Chinese
+  blocks (``--ignore-glob=docs/*.zh.md`` in pyproject.toml's ``addopts``): this comparison is what
+  proves them, by proving them equal to blocks that run.
+* **Meaning kept.** In each current section, the same heading level, every number, code span,
+  formula, link target, claim id and footnote label of the English section, and the same figures
+  with Chinese alt text (:func:`scripts.translations.alignment_problems`).
+* **Staleness shown, never failed.** A section is *current* when its marker names its English
+  section's fingerprint and it stands in the English order. Editing an English section makes its
+  Chinese section, and only that one, stale; a new English section is missing; ``python -m
+  scripts.translations`` lists both, and neither fails this suite (the checks above compare
+  current sections only). The audits print the state of the real pages after their summary
+  (``tests/conftest.py``).
 
 Each check is run on a made-up pair (``tests/zh_pair.py``), faithful and then broken one way at a
 time, so it is proven before any real page exists; then on every real pair found when the tests
@@ -60,43 +62,65 @@ def test_a_faithful_translation_has_the_english_blocks():
 #: One break of a Chinese page's code per case: (what is replaced, by what, what the report says).
 CODE_BREAKS = {
     "a changed token": ("print(torch.tensor([2]).item())", "print(torch.tensor([3]).item())",
-                        "zh:28 vs en:26: block 1 (python): token '3', not '2'"),
+                        "zh:28 vs en:26: #what-it-returns block 1 (python): token '3', not '2'"),
     "a changed output": ("```text\n2\n```", "```text\n3\n```",
-                         "zh:33 vs en:31: block 2 (text): '3', not '2'"),
-    "a changed formula": ("y = x W^{\\top}", "y = W x", "block 3 (math)"),
-    "a lost expected-output comment": ("<!--pytest-codeblocks:expected-output-->\n", "",
-                                       "block 2: the comment above is None"),
+                         "zh:33 vs en:31: #what-it-returns block 2 (text): '3', not '2'"),
+    "a changed formula": ("y = x W^{\\top}", "y = W x",
+                          "zh:37 vs en:35: #what-it-returns block 3 (math): 'y = W x', "
+                          "not 'y = x W^{\\\\top}'"),
+    "a lost expected-output comment": (
+        "<!--pytest-codeblocks:expected-output-->\n", "",
+        "zh:31 vs en:30: #what-it-returns block 2: the comment above is None, "
+        "not '<!--pytest-codeblocks:expected-output-->'"),
     "a changed skip reason": ('reason="shows a mistake"', 'reason="展示一个错误"',
-                              "block 5: the comment above"),
-    "a changed include": ("rows.py:lookup", "rows.py:other", "block 4 (python)"),
-    "a changed info string": ("```text\n2", "```console\n2", "opens ''"),
+                              "zh:62 vs en:59: #where-it-differs block 2: the comment above is "
+                              "'<!--pytest.mark.skip(reason=\"展示一个错误\")-->', not "
+                              "'<!--pytest.mark.skip(reason=\"shows a mistake\")-->'"),
+    "a changed include": ("rows.py:lookup", "rows.py:other",
+                          "zh:55 vs en:52: #where-it-differs block 1 (python): token "
+                          "'\"snippets/probe/rows.py:other\"', not "
+                          "'\"snippets/probe/rows.py:lookup\"'"),
+    "a changed info string": ("```text\n2", "```console\n2",
+                              "zh:32 vs en:30: #what-it-returns block 2: opens '' ```'console', "
+                              "not '' ```'text'"),
     "a block taken out of its note": ("    ```python\n    emb(", "```python\n    emb(",
-                                      "block 5: opens ''"),
+                                      "zh:62 vs en:59: #where-it-differs block 2: opens '' "
+                                      "```'python', not '    ' ```'python'"),
     "a block left out": ("```math\ny = x W^{\\top}\n```\n", "",
-                         "zh:51 vs en:34: block 3: opens '    ' ```'python', not '' ```'math'"),
+                         "zh:37 vs en:34: #what-it-returns block 3: a block the Chinese section "
+                         "lacks"),
 }
 
 
 @pytest.mark.parametrize("case", CODE_BREAKS)
 def test_the_code_check_finds_the_first_difference(case):
     old, new, said = CODE_BREAKS[case]
-    broken = replace_once(chinese(), old, new)
-    found = code_difference(ENGLISH, broken)
-    assert found is not None and said in found, found
+    assert code_difference(ENGLISH, replace_once(chinese(), old, new)) == said
 
 
-def test_a_block_more_or_fewer_is_named_with_its_line():
+def test_a_block_more_is_named_with_its_line():
     extra = chinese() + "\n```python\nx = 1\n```\n"
-    assert "a block the English page lacks" in code_difference(ENGLISH, extra)
-    fewer = ENGLISH + "\n```python\nx = 1\n```\n"
-    assert "a block the Chinese page lacks" in code_difference(fewer, chinese(fewer))
+    assert code_difference(ENGLISH, extra) == (
+        "zh:74 vs en:68: #a-smaller-part block 1: a block the English section lacks")
 
 
 def test_an_include_outside_a_block_counts_too():
     english = ENGLISH + '\n--8<-- "snippets/probe/notes.md"\n'
     zh = chinese(english)
     assert code_difference(english, zh + '\n--8<-- "snippets/probe/notes.md"\n') is None
-    assert code_difference(english, zh) == "1 snippet includes, not 2"
+    assert code_difference(english, zh).endswith("#a-smaller-part 0 snippet includes, not 1")
+
+
+def test_an_english_edit_fails_no_code_or_alignment_check():
+    """An edited block, a new section: the Chinese sections they touch are stale or missing,
+    reported by ``python -m scripts.translations``; the checks compare the current ones."""
+    edited = replace_once(ENGLISH, "print(torch.tensor([2]).item())", "print(7)")
+    new_section = "## New\n\nIt has 9 rows.\n\n```python\nx = 9\n```\n\n"
+    edited = replace_once(edited, "### A smaller part", new_section + "### A smaller part")
+    state = compare(edited, chinese(ENGLISH))
+    assert state.stale == ["what-it-returns"] and state.missing == ["new"]
+    assert code_difference(edited, chinese(ENGLISH)) is None
+    assert alignment_problems(edited, chinese(ENGLISH)) == []
 
 
 @pytest.mark.parametrize("page", PAIRS)
@@ -190,16 +214,20 @@ def test_a_number_inside_a_word_is_no_number_and_chinese_beside_digits_is_no_let
     assert found == ["2.11.0", "5", "1000", "2", "87", "95"]
 
 
-def test_sections_out_of_order_or_at_another_level_are_reported():
+def test_a_level_that_differs_is_reported_and_a_moved_section_is_stale():
     zh = chinese()
-    moved = replace_once(zh, "### 更小的部分 {", "## 更小的部分 {")
-    assert alignment_problems(ENGLISH, moved) == [
-        "section 4: #a-smaller-part at level 2, where the English page has #a-smaller-part at "
-        "level 3"]
+    level = replace_once(zh, "### 更小的部分 {", "## 更小的部分 {")
+    assert alignment_problems(ENGLISH, level) == [
+        "#a-smaller-part: a level-2 heading, where the English page has level 3"]
+    start, end = zh.index("## 它在哪里不同"), zh.index("### 更小的部分")
+    moved = zh[:zh.index("## 它返回什么")] + zh[start:end] + zh[zh.index("## 它返回什么"):start] \
+        + zh[end:]
+    state = compare(ENGLISH, moved)
+    assert state.stale == ["where-it-differs"] and state.missing == []
     renamed = replace_once(zh, "{ #where-it-differs }", "{ #where-it-is-different }")
-    assert alignment_problems(ENGLISH, renamed) == [
-        "section 3: #where-it-is-different at level 2, where the English page has "
-        "#where-it-differs at level 2"]
+    state = compare(ENGLISH, renamed)
+    assert state.missing == ["where-it-differs"] and state.extra == ["where-it-is-different"]
+    assert alignment_problems(ENGLISH, moved) == alignment_problems(ENGLISH, renamed) == []
 
 
 @pytest.mark.parametrize("page", PAIRS)
