@@ -18,15 +18,18 @@ Markdown is read with markdown-it-py (CommonMark, with front matter), the parser
 converter and jupytext use; fenced blocks and includes through :mod:`scripts.markdown_model`, the
 site's one reader of fences (it knows a block indented inside an admonition or a tab).
 
-Beside the state of each section, the module checks what a translation must keep and measures
-its prose (``tests/test_translations.py``, ``tests/test_zh_terms.py``, ``tests/test_zh_prose.py``):
+A Chinese section is *current* when its marker names its English section's fingerprint and it
+stands in the English order (:func:`current_pairs`). Beside the state of each section, the
+module checks what a current section must keep, and measures the Chinese prose
+(``tests/test_translations.py``, ``tests/test_zh_terms.py``, ``tests/test_zh_prose.py``); a
+stale, missing or moved section is reported, never failed, so that an English edit fails nothing:
 
-* :func:`code_difference`: a Chinese page's fenced blocks are its English page's, in order: the
-  same Python tokens (comments aside: a translated comment passes), every other block byte for
-  byte, the same test-driving comment above each block and the same snippet includes;
-* :func:`alignment_problems`: the same sections (anchors, order, levels), and in each section every
-  number, inline code span, formula, link target, claim id and footnote label of the English
-  text, the same figures with Chinese alt text (:func:`section_items`);
+* :func:`code_difference`: a current section's fenced blocks are its English section's, in order:
+  the same Python tokens (comments aside: a translated comment passes), every other block byte
+  for byte, the same test-driving comment above each block and the same snippet includes;
+* :func:`alignment_problems`: a current section has its English section's level, every number,
+  inline code span, formula, link target, claim id and footnote label of the English text, and
+  the same figures with Chinese alt text (:func:`section_items`);
 * :func:`zh_units`, :func:`zh_sentences`, :func:`zh_stats`: the Chinese prose as a reader sees it,
   cut into sentences at 。！？；, and its numbers (``python -m scripts.translations --stats``).
 """
