@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import pytest
 
-from scripts.translations import DOCS, ZH_SUFFIX, zh_sentences, zh_units
+from scripts.translations import DOCS, ZH_SUFFIX, main, zh_sentences, zh_stats, zh_units
 from tests.zh_pair import chinese, replace_once
 
 #: The most characters a short answer may have.
@@ -126,3 +126,13 @@ def test_one_long_sentence_fails_one_test_and_a_long_answer_another():
 def test_a_page_without_a_paragraph_under_its_title_is_refused():
     with pytest.raises(ValueError, match="no '# title' followed by a paragraph"):
         zh_units("# 标题\n\n- 一个列表\n")
+
+
+def test_the_numbers_of_a_page_and_the_stats_command(tmp_path, capsys):
+    text = "# 标题\n\n一二三。四五；\n\n后面。\n\n- 六七八九。\n- " + "长" * 90 + "。\n"
+    assert zh_stats(text) == {"sentences": 5, "mean": (4 + 3 + 3 + 5 + 91) / 5, "over_80": 20.0,
+                              "over_100": 0.0, "longest": 91, "answer": 7}
+    (tmp_path / f"probe{ZH_SUFFIX}").write_text(text, encoding="utf-8")
+    assert main(["--stats", "--docs", str(tmp_path)]) == 0
+    rows = capsys.readouterr().out.splitlines()
+    assert rows[1].split() == ["probe.zh.md", "5", "21.2", "20.0", "0.0", "91", "7"]
