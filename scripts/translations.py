@@ -264,7 +264,11 @@ def _section_code_difference(e: Section, z: Section) -> tuple[tuple[int, int], s
     """The first difference between the blocks of two sections: ``((English line, Chinese
     line), what)``, lines 1-based within each section, or ``None``."""
     en_lines, zh_lines = e.text.splitlines(), z.text.splitlines()
-    en_fences, zh_fences = fences_of(en_lines), fences_of(zh_lines)
+    en_fences = fences_of(en_lines)
+    try:
+        zh_fences = fences_of(zh_lines)
+    except ValueError as error:  # a fence the reader cannot close: a block moved out of its note
+        return ((1, 1), f"its blocks cannot be read: {error}")
     for n, (a, b) in enumerate(zip(en_fences, zh_fences, strict=False), start=1):
         block = f"block {n}"
         if (a.indent, a.fence, a.info) != (b.indent, b.fence, b.info):
