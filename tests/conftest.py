@@ -13,6 +13,8 @@ numbers as the page; nothing here changes what a block prints.
 from __future__ import annotations
 
 import atexit
+import contextlib
+import io
 import json
 import os
 import subprocess
@@ -228,9 +230,22 @@ def screenshots(tmp_path_factory) -> Path | None:
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
-    """Say where the browser test's screenshots are, when it took any."""
+    """Say where the browser test's screenshots are, when it took any; after the audits, print the
+    state of the Chinese pages (``python -m scripts.translations``), which never fails a run."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    if any("audit" in getattr(r, "keywords", {}) for outcome in ("passed", "failed", "skipped")
+           for r in terminalreporter.stats.get(outcome, [])):
+        from scripts.translations import main as translations
+
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            translations([])
+        terminalreporter.write_sep("-", "Chinese edition: stale and missing sections")
+        for line in out.getvalue().splitlines():
+            terminalreporter.write_line(line)
     factory = getattr(config, "_tmp_path_factory", None)  # what xdist uses to place its workers
-    if factory is None or os.environ.get("PYTEST_XDIST_WORKER"):
+    if factory is None:
         return
     folder = factory.getbasetemp() / "screenshots"
     if any(folder.glob("*.png")):

@@ -1,10 +1,11 @@
 """The prose of the site's pages, measured: sentences, their lengths, short answers, reading ease.
 
-A page (``docs/*.md``) is rendered by Python-Markdown with the extensions that decide its structure
-on the site (:data:`tests.markdown_model.TOC_EXTENSIONS`, plus ``footnotes``), after
-MkDocs' own reader has taken its YAML front matter off (``mkdocs.utils.meta.get_data``). Its *prose*
-is the text of its paragraphs (``<p>``): in the body, in admonitions and collapsed notes, in
-captions and in exercise solutions. Left out: code blocks and math (``<pre>``), tables, lists,
+A page (``docs/*.md``) is rendered by Python-Markdown with the extensions that decide its
+structure on the site (:data:`tests.markdown_model.TOC_EXTENSIONS`, plus ``footnotes``), after
+MkDocs' own reader has taken its YAML front matter off (``mkdocs.utils.meta.get_data``). Its
+*prose* is the text of its paragraphs (``<p>``) and list items (``<li>``, each one unit, a list
+inside it read as units of its own): in the body, in admonitions and collapsed notes, in captions
+and in exercise solutions. Left out: code blocks and math (``<pre>``), tables, definition lists,
 headings, admonition and note titles, images, footnote definitions and footnote marks, HTML
 comments. An inline code span (``<code>``, inline math included) reads as one word, ``code``.
 
@@ -40,12 +41,14 @@ from mkdocs.utils.meta import get_data
 from scripts import ROOT
 from tests.markdown_model import TOC_EXTENSIONS
 
-#: The pages measured: every Markdown page of the site.
-PAGES = sorted(p.relative_to(ROOT / "docs").as_posix() for p in (ROOT / "docs").glob("*.md"))
+#: The pages measured: every English Markdown page of the site (a Chinese page, ``*.zh.md``, has
+#: rules of its own: ``tests/test_zh_prose.py``).
+PAGES = sorted(p.relative_to(ROOT / "docs").as_posix() for p in (ROOT / "docs").glob("*.md")
+               if not p.name.endswith(".zh.md"))
 #: What an inline code span counts as: one word.
 CODE_WORD = "code"
-#: Elements whose paragraphs are not prose: tables, lists, footnote definitions.
-NOT_PROSE = ("table", "ul", "ol", "dl", "div.footnote")
+#: Elements whose paragraphs are not prose: tables, definition lists, footnote definitions.
+NOT_PROSE = ("table", "dl", "div.footnote")
 
 _SPLITTER = pysbd.Segmenter(language="en", clean=False)
 
@@ -53,7 +56,7 @@ _SPLITTER = pysbd.Segmenter(language="en", clean=False)
 @dataclass(frozen=True)
 class Prose:
     """A page's prose: ``answer`` (its short answer, one paragraph) and ``paragraphs`` (all of
-    its prose paragraphs, the short answer first), as plain text."""
+    its prose paragraphs and list items, the short answer first), as plain text."""
 
     page: str
     answer: str
@@ -110,7 +113,16 @@ def read_prose(page: str, text: str | None = None) -> Prose:
         element.decompose()
     for element in soup.select("p.admonition-title, summary"):
         element.decompose()
-    paragraphs = [t for p in soup.find_all("p") if words(t := paragraph_text(p))]
+    paragraphs = []
+    for element in soup.find_all(["p", "li"]):
+        if element.name == "p" and element.find_parent("li"):
+            continue  # read with its list item
+        if element.name == "li":  # a list item is a unit of its own, the list inside it aside
+            element = copy.copy(element)
+            for inner in element.select("ul, ol"):
+                inner.decompose()
+        if words(text := paragraph_text(element)):
+            paragraphs.append(text)
     return Prose(page, answer_text, tuple(paragraphs))
 
 

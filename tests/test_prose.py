@@ -1,8 +1,8 @@
 """Sentences a learner can follow: limits on every page's prose, read by ``tests/prose.py``.
 
 Per page: the short answer right under the title has at most 60 words, and no prose sentence
-has more than 50 (tables and lists aside). Site-wide: at most 2 % of the sentences have more
-than 40 words. ``python -m tests.prose`` prints every page's numbers.
+has more than 50 (list items included, tables aside). Site-wide: at most 2 % of the sentences
+have more than 40 words. ``python -m tests.prose`` prints every page's numbers.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ def test_at_most_2_percent_of_the_sites_sentences_have_more_than_40_words():
         + ", ".join(f"{page} ({counts[page][1]})" for page in worst))
 
 
-def test_the_reader_finds_answer_sentences_and_leaves_out_code_tables_and_lists():
+def test_the_reader_finds_answer_sentences_and_list_items_and_leaves_out_code_and_tables():
     text = """---
 description: not prose
 ---
@@ -62,7 +62,9 @@ description: not prose
 
 A paragraph. Then a list:
 
-- a list item. Not counted.
+- a list item. Counted.
+- an item with a list:
+    - inside it.
 
 | a | table |
 |---|---|
@@ -82,6 +84,7 @@ x = "Not prose either."
     assert prose.answer == "Short answer. One code call. Two sentences here."
     assert prose.sentences == (
         "Short answer.", "One code call.", "Two sentences here.", "A paragraph.", "Then a list:",
+        "a list item.", "Counted.", "an item with a list:", "inside it.",
         "Body of the admonition.",
         "It is prose.", "Inside a collapsed note.", "Prose too.")
     assert words("A `x` - b, c.") == 4
