@@ -27,6 +27,8 @@ COMMANDS = {
     "torch-matrix": ("scripts.commands.torch_matrix", "run the site's checks on each covered "
                      "PyTorch release and CPU path"),
     "site-pdf": ("scripts.commands.site_pdf", "print a built site as one PDF"),
+    "translations": ("scripts.commands.translations", "list the Chinese pages' stale and missing "
+                     "sections; --stats: their sentence numbers"),
     # checks of a built site
     "html-check": ("scripts.checks.html_check", "the Nu HTML checker on the built site"),
     "properdocs-check": ("scripts.checks.properdocs_check", "build with MkDocs and ProperDocs "

@@ -231,12 +231,12 @@ def screenshots(tmp_path_factory) -> Path | None:
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
     """Say where the browser test's screenshots are, when it took any; after the audits, print the
-    state of the Chinese pages (``python -m scripts.translations``), which never fails a run."""
+    state of the Chinese pages (``python -m scripts translations``), which never fails a run."""
     if os.environ.get("PYTEST_XDIST_WORKER"):
         return
     if any("audit" in getattr(r, "keywords", {}) for outcome in ("passed", "failed", "skipped")
            for r in terminalreporter.stats.get(outcome, [])):
-        from scripts.translations import main as translations
+        from scripts.commands.translations import main as translations
 
         out = io.StringIO()
         with contextlib.redirect_stdout(out):

@@ -33,6 +33,7 @@ import markdown
 
 from scripts import ROOT
 from scripts.build.markdown_blocks import tokens
+from scripts.build.zh_sections import TOC_EXTENSIONS
 from scripts.commands.refresh_outputs import markdown_files, run_block  # noqa: F401 (re-exported)
 
 #: Markdown files whose blocks are executed by ``pytest`` (see ``testpaths`` in pyproject.toml).
@@ -234,11 +235,6 @@ def headings(lines: list[str]) -> list[Heading]:
         if m:
             found.append(Heading(n, len(m["hashes"]), m["title"], (m["attrs"] or "").strip()))
     return found
-
-
-#: The Markdown extensions that decide a heading's id on the site (``mkdocs.yml``).
-TOC_EXTENSIONS = ["toc", "attr_list", "md_in_html", "admonition", "pymdownx.superfences",
-                  "pymdownx.tabbed", "pymdownx.details", "pymdownx.blocks.caption", "tables"]
 
 
 @functools.cache

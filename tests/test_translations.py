@@ -1,16 +1,16 @@
 """The Chinese pages (``docs/<page>.zh.md``) keep what their English pages prove and say.
 
 * **The same code, proven once.** Each current Chinese section's blocks are its English section's
-  blocks, in order (:func:`scripts.translations.code_difference`). pytest does not run the Chinese
+  blocks, in order (:func:`tests.translations.code_difference`). pytest does not run the Chinese
   blocks (``--ignore-glob=docs/*.zh.md`` in pyproject.toml's ``addopts``): this comparison is what
   proves them, by proving them equal to blocks that run.
 * **Meaning kept.** In each current section, the same heading level, every number, code span,
   formula, link target, claim id and footnote label of the English section, and the same figures
-  with Chinese alt text (:func:`scripts.translations.alignment_problems`).
+  with Chinese alt text (:func:`tests.translations.alignment_problems`).
 * **Staleness shown, never failed.** A section is *current* when its marker names its English
   section's fingerprint and it stands in the English order. Editing an English section makes its
   Chinese section, and only that one, stale; a new English section is missing; ``python -m
-  scripts.translations`` lists both, and neither fails this suite (the checks above compare
+  scripts translations`` lists both, and neither fails this suite (the checks above compare
   current sections only). The audits print the state of the real pages after their summary
   (``tests/conftest.py``).
 
@@ -27,17 +27,10 @@ import sys
 
 import pytest
 
-from scripts.translations import (
-    DOCS,
-    ROOT,
-    ZH_SUFFIX,
-    alignment_problems,
-    code_difference,
-    compare,
-    main,
-    report,
-    translated_pages,
-)
+from scripts import ROOT
+from scripts.build.zh_sections import DOCS, ZH_SUFFIX, compare, report, sections, translated_pages
+from scripts.commands.translations import main
+from tests.translations import alignment_problems, code_difference, section_items
 from tests.zh_pair import ENGLISH, chinese, replace_once
 
 #: The real pairs: each English page with a Chinese page beside it, when the tests are collected.
@@ -113,7 +106,7 @@ def test_an_include_outside_a_block_counts_too():
 
 def test_an_english_edit_fails_no_code_or_alignment_check():
     """An edited block, a new section: the Chinese sections they touch are stale or missing,
-    reported by ``python -m scripts.translations``; the checks compare the current ones."""
+    reported by ``python -m scripts translations``; the checks compare the current ones."""
     edited = replace_once(ENGLISH, "print(torch.tensor([2]).item())", "print(7)")
     new_section = "## New\n\nIt has 9 rows.\n\n```python\nx = 9\n```\n\n"
     edited = replace_once(edited, "### A smaller part", new_section + "### A smaller part")
@@ -207,8 +200,6 @@ def test_a_number_in_a_code_span_counts_once_as_the_span():
 
 
 def test_a_number_inside_a_word_is_no_number_and_chinese_beside_digits_is_no_letter():
-    from scripts.translations import section_items
-
     found = section_items("# T\n\nfloat32 on an H200, torch 2.11.0+cu130, 5行, 1,000 rows, "
                           "2 %, 87–95.\n").found["number"]
     assert found == ["2.11.0", "5", "1000", "2", "87", "95"]
@@ -271,10 +262,8 @@ def test_a_trailing_space_changes_no_fingerprint_and_a_missing_section_is_listed
 def test_the_audits_account_for_every_section_of_every_translated_page():
     """The state of every real Chinese page never fails the suite: after an audit run
     (``python -m pytest -m audit``), ``tests/conftest.py`` prints it, as ``python -m
-    scripts.translations`` does. This audit checks only that the report accounts for every
+    scripts translations`` does. This audit checks only that the report accounts for every
     English section of every translated page, once."""
-    from scripts.translations import sections
-
     for state in report():
         english = (DOCS / state.page).read_text(encoding="utf-8")
         anchors = [s.anchor for s in sections(english)]

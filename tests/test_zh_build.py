@@ -10,7 +10,7 @@ import re
 import markdown
 
 from scripts.build import zh
-from scripts.translations import fingerprint, sections
+from scripts.build.zh_sections import fingerprint, sections
 
 ENGLISH = """\
 # Rows

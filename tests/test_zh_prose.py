@@ -1,5 +1,5 @@
 """Chinese sentences a learner can follow: limits on every Chinese page's prose, read by
-:func:`scripts.translations.zh_units`.
+:func:`scripts.commands.translations.zh_units`.
 
 The prose is the rendered text: code blocks, HTML comments, link targets, markup, headings, the
 titles of admonitions and tabs, images and footnote definitions left out; a paragraph, a list
@@ -9,7 +9,7 @@ at 。！？；. A character is one character of that text, spaces included.
 Per page: the short answer right under the title has at most 160 characters, no sentence more than
 100, and at most 2 % of the sentences more than 80. The share counts the sentences of 81 to 100
 characters, since one over 100 fails the test before it: one long sentence fails one test.
-``python -m scripts.translations --stats`` prints every Chinese page's numbers.
+``python -m scripts translations --stats`` prints every Chinese page's numbers.
 
 (Measured before choosing the plain split: pySBD's Chinese rules, the one offline segmenter the
 suite already pins, keep a sentence ending in ； whole, and cut a closing quotation mark ” off its
@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import pytest
 
-from scripts.translations import DOCS, ZH_SUFFIX, main, zh_sentences, zh_stats, zh_units
+from scripts.build.zh_sections import DOCS, ZH_SUFFIX
+from scripts.commands.translations import main, zh_sentences, zh_stats, zh_units
 from tests.zh_pair import chinese, replace_once
 
 #: The most characters a short answer may have.

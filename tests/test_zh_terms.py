@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from scripts.translations import DOCS, ROOT, ZH_SUFFIX, text_outside_code
+from scripts import ROOT
+from scripts.build.zh_sections import DOCS, ZH_SUFFIX
+from tests.translations import text_outside_code
 from tests.zh_pair import chinese, replace_once
 
 TERMS_FILE = ROOT / "snippets" / "data" / "zh-terms.yml"
@@ -32,7 +34,7 @@ def glossary_terms(path: Path = GLOSSARY) -> list[str]:
 
 def ruled_out(text: str, terms: list[dict]) -> list[str]:
     """``variant (use term): …context…`` for each ruled-out variant in the Chinese Markdown
-    ``text`` outside code (:func:`scripts.translations.text_outside_code`)."""
+    ``text`` outside code (:func:`tests.translations.text_outside_code`)."""
     found = []
     for run in text_outside_code(text).splitlines():
         for entry in terms:

@@ -6,7 +6,7 @@ each language. This module holds what differs for Chinese pages:
 
 * **Staleness shown** (:func:`stale_notes`): each section of a Chinese page records, under its
   heading, the fingerprint of the English section it translates (``<!-- en: ... -->``,
-  ``scripts/translations.py``). Where the English section has changed since, or a Chinese page
+  ``scripts/build/zh_sections.py``). Where the English section has changed since, or a Chinese page
   lacks a section, the reader sees a note in Chinese linking the current English section.
 * **Pages not translated** (claims, API map, benchmarks, notebooks) are built at ``/zh/`` from
   their English text (the plugin's fallback, so that links from Chinese pages resolve): their
@@ -44,7 +44,7 @@ from mkdocs.utils import get_relative_url, write_file
 
 from scripts import root_of
 from scripts.build.pdf_link import PDF_NAME, STAND_IN, placeholder_pdf
-from scripts.translations import compare, sections
+from scripts.build.zh_sections import compare, sections
 
 #: The locale of the Chinese edition (mkdocs.yml, ``plugins.i18n.languages``).
 ZH = "zh"
