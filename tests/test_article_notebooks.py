@@ -26,8 +26,8 @@ import nbformat
 import pytest
 import yaml
 
-from scripts.build.article_notebooks import CUDA_NOTE, ROOT, SKIP_TAG, article_notebook
 from scripts.build.article_downloads import articles, downloads
+from scripts.build.article_notebooks import CUDA_NOTE, ROOT, SKIP_TAG, article_notebook
 
 SITE_URL = "https://example.org/site/"
 ARTICLES = articles(yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=yaml.BaseLoader)["nav"])

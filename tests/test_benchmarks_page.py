@@ -36,7 +36,8 @@ def failing_blocks(monkeypatch, loader: str, sets: list[dict]) -> list[int]:
     for number, block in enumerate(data_blocks(loader)):
         try:
             with contextlib.redirect_stdout(io.StringIO()):
-                exec(compile(block, f"{PAGE.name} block {number}", "exec"), {"__name__": "__main__"})
+                code = compile(block, f"{PAGE.name} block {number}", "exec")
+                exec(code, {"__name__": "__main__"})
         except AssertionError:
             failed.append(number)
     return failed

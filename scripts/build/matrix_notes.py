@@ -1,7 +1,7 @@
 """Build hook: say on each page on which PyTorch releases, CPU paths and GPUs its checks passed.
 
-From the torch matrix's record (``snippets/data/torch_matrix.json``, :mod:`scripts.build.matrix_record`)
-a page gets: in its facts line (:mod:`scripts.build.page_facts`) the releases, the number of CPU
+From the torch matrix's record (``snippets/data/torch_matrix.json``,
+:mod:`scripts.build.matrix_record`) a page gets: in its facts line (:mod:`scripts.build.page_facts`) the releases, the number of CPU
 paths and of machines on which all its checks passed, and, for its checks marked ``cuda``, the
 GPUs on which all of them passed or how many are not yet run on a GPU, with links to what differs
 or is not yet run; a note
