@@ -1,8 +1,8 @@
 """Build hook: say on each page on which PyTorch releases, CPU paths and GPUs its checks passed.
 
 From the torch matrix's record (``snippets/data/torch_matrix.json``,
-:mod:`scripts.build.matrix_record`) a page gets: in its facts line (:mod:`scripts.build.page_facts`) the releases, the number of CPU
-paths and of machines on which all its checks passed, and, for its checks marked ``cuda``, the
+:mod:`scripts.build.matrix_record`) a page gets: in its facts line
+(:mod:`scripts.build.page_facts`) the releases, the number of CPU paths and of machines on which all its checks passed, and, for its checks marked ``cuda``, the
 GPUs on which all of them passed or how many are not yet run on a GPU, with links to what differs
 or is not yet run; a note
 after each block that fails on an earlier release; the list of those checks at its end.
