@@ -2,10 +2,10 @@
 
 From the torch matrix's record (``snippets/data/torch_matrix.json``,
 :mod:`scripts.build.matrix_record`) a page gets: in its facts line
-(:mod:`scripts.build.page_facts`) the releases, the number of CPU paths and of machines on which all its checks passed, and, for its checks marked ``cuda``, the
-GPUs on which all of them passed or how many are not yet run on a GPU, with links to what differs
-or is not yet run; a note
-after each block that fails on an earlier release; the list of those checks at its end.
+(:mod:`scripts.build.page_facts`) the releases, the number of CPU paths and of machines on which
+all its checks passed, and, for its checks marked ``cuda``, the GPUs on which all of them passed or
+how many are not yet run on a GPU, with links to what differs or is not yet run; a note after each
+block that fails on an earlier release; the list of those checks at its end.
 ``docs/claims.md`` gets the claims-by-release table (:data:`CLAIMS_MARKER`) and the CPU paths'
 (:data:`PATHS_MARKER`). The pinned release counts as passed (the test suite runs every check on
 it); a release or path counts a check when the record has a passing run of it as it is today
