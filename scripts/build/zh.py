@@ -233,7 +233,12 @@ FACTS = [
     (re.compile(r"<strong>Verified</strong>: (\d+) checks? on torch "
                 r"([^<;]*?)(?= and <a|;|</span>)"),
      r"<strong>已验证</strong>：\1 项检查，torch \2"),
+    (re.compile(r" and (<a [^>]*>)(\d+) CPU paths? of (\d+) machines?</a>"),
+     r"，以及 \1\3 台机器上的 \2 条 CPU 路径</a>"),
     (re.compile(r" and (<a [^>]*>)(\d+) CPU paths?</a>"), r"，以及 \1\2 条 CPU 路径</a>"),
+    (re.compile(r"(\d+) CUDA checks? on torch ([^<;]*?) and (<a [^>]*>)?(\d+) GPUs?"),
+     r"\1 项 CUDA 检查，torch \2，\3\4 块 GPU"),
+    (re.compile(r">(\d+) not yet run on a GPU</a>"), r">\1 项尚未在 GPU 上运行</a>"),
     (re.compile(r">(\d+) not yet run on ([^<]*)</a>"), r">\1 项尚未在 \2 上运行</a>"),
     (re.compile(r">(\d+) differs? on CPU path ([^<]*)</a>"), r">\1 项在 CPU 路径 \2 上不同</a>"),
     (re.compile(r">(\d+) differs? on ([^<]*)</a>"), r">\1 项在 \2 上不同</a>"),
