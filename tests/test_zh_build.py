@@ -149,7 +149,8 @@ def test_facts_line_in_chinese_with_machines_and_gpus():
             '; <a href="#d">not yet run on 12 CPU paths</a>; <a href="#d">2 not yet run on a GPU'
             '</a></span></p>')
     out = re.sub("<[^>]+>", "", zh.facts_in_chinese(line))
-    assert out == ("已验证：32 项检查，torch 2.15.0、2.14.1 和 2.13.0，以及 1 台机器上的 7 条 CPU 路径；"
+    assert out == ("已验证：32 项检查，torch 2.15.0、2.14.1 和 2.13.0，"
+                   "以及 1 台机器上的 7 条 CPU 路径；"
                    "3 项 CUDA 检查，torch 2.11.0+cu130，1 块 GPU；尚未在 12 条 CPU 路径上运行；"
                    "2 项尚未在 GPU 上运行")
 
