@@ -118,6 +118,16 @@ def test_text_terms_wrapped_once_inside_chinese_text():
     assert "<pre><code>查找表</code></pre>" in out and "<a href='x'>稀疏梯度</a>" in out
 
 
+def test_no_tooltip_inside_a_code_blocks_title():
+    """A code block's title (``<span class="filename">``) is read as plain text by the one HTML
+    pass (its block would lose its line count otherwise); the term's first use is the one after."""
+    html = ('<div class="highlight"><span class="filename">a/查找表.py — 稀疏梯度</span><pre>'
+            '<code>x</code></pre></div><p>查找表<span>稀疏梯度</span></p>')
+    out = zh.wrap_text_terms(html, TERMS)
+    assert '<span class="filename">a/查找表.py — 稀疏梯度</span>' in out
+    assert out.count("<abbr") == 2 and "<span><abbr" in out
+
+
 def test_chinese_glossary_page_gives_terms_and_definitions():
     page = ("# 术语表\n\n说明。\n\n袋（bag）\n:   一组 id，由 `nn.EmbeddingBag` 归约为一行。\n"
             "    [稀疏性](sparsity.md#x)\n\nCOO\n:   坐标格式（coordinate format）：稀疏张量存为\n"

@@ -165,7 +165,8 @@ def zh_glossary(text: str) -> dict[str, str]:
 
 #: Elements whose text never gets a tooltip.
 SKIP = {"code", "pre", "a", "h1", "h2", "h3", "h4", "h5", "h6", "abbr", "script", "style",
-        "svg", "math", "figcaption", "summary", "button", "label", "textarea", "title"}
+        "svg", "math", "figcaption", "summary", "button", "label", "textarea", "title",
+        "span.filename"}
 TAG = re.compile(r"<(/?)([a-zA-Z][a-zA-Z0-9]*)\b[^>]*?(/?)>|<!--.*?-->", re.S)
 VOID = {"br", "img", "hr", "input", "meta", "link", "source", "wbr", "col", "area"}
 
@@ -203,11 +204,13 @@ def wrap_text_terms(page_html: str, terms: dict[str, str]) -> str:
             continue
         closing, name, self_closing = m[1], m[2].lower(), m[3]
         if closing:
-            if name in stack:
-                while stack and stack.pop() != name:
+            names = {name, f"{name}.filename"}  # a code block's title closes as a span
+            if names & set(stack):
+                while stack and stack.pop() not in names:
                     pass
         elif name not in VOID and not self_closing:
-            stack.append(name)
+            # A code block's title: the one-pass HTML step reads it as plain text (no tags).
+            stack.append(f"{name}.filename" if 'class="filename"' in m[0] else name)
     out.append(text(page_html[pos:]))
     return "".join(out)
 
