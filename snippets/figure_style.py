@@ -171,7 +171,27 @@ def render_svg(fn: FigureFunction, theme: Theme) -> bytes:
             raise TypeError(f"{fn.__name__} returned {type(fig).__name__}, not a matplotlib Figure")
         buf = io.BytesIO()
         fig.savefig(buf, format="svg", metadata={"Date": None}, transparent=True)
-    return buf.getvalue()
+    return numbered_clip_ids(buf.getvalue())
+
+
+#: A clip path's id as matplotlib's SVG backend writes it: ``p`` and 10 hexadecimal digits.
+_CLIP_ID = re.compile(rb'<clipPath id="(p[0-9a-f]{10})">')
+
+
+def numbered_clip_ids(svg: bytes) -> bytes:
+    """``svg`` with each clip path's id replaced by ``clip<n>``, numbered in order of appearance,
+    and every reference to it likewise.
+
+    matplotlib names a clip rectangle by a hash of its unrounded coordinates, so a layout that
+    differs in the last bit of a float (seen after another figure had been drawn in the same
+    process: text metrics cached by the font) renames it, while every coordinate the file holds
+    (rounded to 6 decimals) is the same. Numbering keeps the bytes equal wherever the drawing is.
+    """
+    ids = list(dict.fromkeys(m.group(1) for m in _CLIP_ID.finditer(svg)))
+    for n, old in enumerate(ids):
+        svg = svg.replace(b'id="' + old + b'"', b'id="clip%d"' % n)
+        svg = svg.replace(b"url(#" + old + b")", b"url(#clip%d)" % n)
+    return svg
 
 
 def draw_grid(

@@ -67,6 +67,22 @@ def test_figure_drawn_again_is_byte_identical(mod, name, site):
         assert svg == built.read_bytes(), f"{name} ({theme.name}): differs from the site's copy"
 
 
+def test_clip_paths_are_numbered_not_hashed():
+    """matplotlib names a clip rectangle by a hash of its unrounded coordinates, so a layout that
+    moves in a float's last bit renames it though every coordinate written (6 decimals) is the
+    same: seen once between the figure cache and the audit's redraw of bench_time_vs_vocab.
+    render_svg numbers them instead (snippets.figure_style.numbered_clip_ids)."""
+    from snippets.benchmarks.figures import bench_time_vs_vocab
+    from snippets.figure_style import THEMES, numbered_clip_ids
+
+    svg = render_svg(bench_time_vs_vocab, THEMES[0])
+    assert b'<clipPath id="clip0">' in svg and not re.search(rb'id="p[0-9a-f]{10}"', svg)
+    a = b'<clipPath id="p0123456789"><rect/></clipPath><g clip-path="url(#p0123456789)"/>'
+    b = b'<clipPath id="pabcdefabcd"><rect/></clipPath><g clip-path="url(#pabcdefabcd)"/>'
+    assert numbered_clip_ids(a) == numbered_clip_ids(b) == (
+        b'<clipPath id="clip0"><rect/></clipPath><g clip-path="url(#clip0)"/>')
+
+
 def test_serve_cache_key_follows_the_sources_a_figure_can_depend_on(tmp_path):
     snippets = tmp_path / "snippets"
     for page in ("one", "two"):
