@@ -98,6 +98,16 @@ def legacy_precision() -> str | None:
         return None
 
 
+def within_bfloat16_range(table: torch.Tensor) -> torch.Tensor:
+    """``table`` clamped to bfloat16's finite range (±3.39e38) when it is float32: past it, a
+    product computed in bfloat16 rounds to inf, which no reduced-precision outcome allows. Other
+    dtypes are returned as they are."""
+    if table.dtype != torch.float32:
+        return table
+    big = torch.finfo(torch.bfloat16).max
+    return table.clamp(-big, big)
+
+
 def reduced_settings() -> tuple[str, ...]:
     """The settings of :data:`REDUCED_PRECISION` that :func:`float32_matmul_setting` can set and
     restore in this process: all of them, or, where the process already mixes PyTorch's old and
