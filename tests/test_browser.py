@@ -55,6 +55,7 @@ from urllib.parse import urlparse
 
 import pytest
 
+from scripts import ROOT
 from scripts.checks.site import (
     BROWSER_INSTALL_HINT,
     CHROMIUM,
@@ -703,7 +704,15 @@ def test_code_colours_have_contrast(browser, base_url, site, palette):
 PHONE = {"width": 360, "height": 780}
 
 
-@pytest.mark.parametrize("page", ["index.md", *nav_pages("Articles")])
+#: The pages with a short answer, and those of them translated into Chinese (``zh/``).
+ANSWERED = ["index.md", *nav_pages("Articles")]
+
+
+ANSWERED_ZH = [f"zh/{p}" for p in ANSWERED
+               if (ROOT / "docs" / p).with_suffix(".zh.md").is_file()]
+
+
+@pytest.mark.parametrize("page", [*ANSWERED, *ANSWERED_ZH])
 def test_the_short_answer_ends_on_a_phones_first_screen(browser, base_url, page):
     """At 360 × 780, the page opened at its top: the first paragraph after the title (the short
     answer, or the home page's answer; the facts line is not it) ends at most :data:`PHONE`'s
@@ -732,8 +741,6 @@ def test_chinese_search_finds_chinese_pages_only(reader, base_url, site, query):
     """On a Chinese page, searching a Chinese term lists the Chinese pages whose text holds it
     (the Chinese index, segmented by jieba with the site's terms kept whole), and nothing else:
     no English page, no English page standing in at /zh/."""
-    from scripts import ROOT
-
     holding = sorted(p.name.removesuffix(".zh.md") for p in (ROOT / "docs").glob("*.zh.md")
                      if query in p.read_text(encoding="utf-8"))
     if not holding:
