@@ -20,6 +20,9 @@ CONTAINER = re.compile(r'^(?:(?P<mark>===|!!!|\?\?\?\+?) *(?P<kind>[\w-]*) *(?:"
                        r"|(?P<note>\[\^.*))\n(?P<body>(?:(?:    .*)?\n)*)", re.M)
 #: A pytest-codeblocks instruction in an HTML comment: ``<!--pytest-codeblocks:cont-->``.
 INSTRUCTION = re.compile(r"<!--[-\s]*pytest-codeblocks:(.*)-->")
+#: The mark of a block that needs a CUDA GPU (``tests/cuda_marker.py``), as pytest-codeblocks
+#: reads a ``<!--pytest.mark.…-->`` comment: it marks the next block, whatever lies between.
+CUDA_MARK = re.compile(r"<!--[-\s]*pytest\.mark\.cuda\b.*-->")
 
 
 def _flat(m: re.Match) -> str:
@@ -49,13 +52,15 @@ class CodeBlock:
     """A fenced block as pytest-codeblocks collects it: its code, the line of its opening fence
     (1-based), its info string (``syntax``) and the expected output that follows it, if any, with
     where that output's lines are in the page (``output``: first and end line index, 0-based, and
-    the fence's indentation)."""
+    the fence's indentation), and whether a ``<!--pytest.mark.cuda-->`` comment marks it
+    (``cuda``)."""
 
     code: str
     lineno: int
     syntax: str
     expected_output: str | None = None
     output: tuple[int, int, str] | None = None
+    cuda: bool = False
 
 
 def _cut(line: str, indent: int) -> str:
@@ -75,12 +80,13 @@ def code_blocks(text: str) -> list[CodeBlock]:
     if lines and lines[0].strip() == "<!--pytest-codeblocks:skipfile-->":
         return []
     found: list[CodeBlock] = []
-    pending = ""
+    pending, cuda = "", False
     for token in tokens(text):
         if token.type == "html_block":
             for line in token.content.splitlines():
                 if m := INSTRUCTION.fullmatch(line.strip()):
                     pending = m[1].strip("- ")
+                cuda = cuda or bool(CUDA_MARK.fullmatch(line.strip()))
         elif token.type == "fence" and token.markup.startswith("`"):
             start, end = token.map
             opening = lines[start]
@@ -93,6 +99,7 @@ def code_blocks(text: str) -> list[CodeBlock]:
             elif pending == "cont" and found:
                 found[-1].code += code
             else:
-                found.append(CodeBlock(code, start + 1, opening.strip()[len(token.markup):]))
-            pending = ""
+                found.append(CodeBlock(code, start + 1, opening.strip()[len(token.markup):],
+                                       cuda=cuda))
+            pending, cuda = "", False
     return found

@@ -18,6 +18,7 @@ import re
 from pathlib import Path
 
 from scripts import ROOT
+from scripts.build.markdown_blocks import code_blocks
 
 #: The committed record of the last matrix run.
 RECORD = ROOT / "snippets" / "data" / "torch_matrix.json"
@@ -114,26 +115,11 @@ def load_record(path: Path = RECORD) -> dict:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-#: The HTML comment that marks a page's block for CUDA, as pytest-codeblocks reads a mark.
-CUDA_COMMENT = re.compile(r"^[ \t]*<!--[-\s]*pytest\.mark\.cuda\b.*-->[ \t]*$")
-
-
 def cuda_fence_lines(text: str) -> set[int]:
-    """The lines (1-based) of ``text`` (a page's Markdown) that open a fence marked for CUDA, as
-    pytest-codeblocks marks blocks: a ``<!--pytest.mark.cuda-->`` comment marks the next fenced
-    block, whatever lies between (a block takes the marks seen since the block before it).
-    Found from the text alone, so any reader of a page's blocks can tell its CUDA blocks by
-    their opening line."""
-    found, marked, inside = set(), False, False
-    for number, line in enumerate(text.splitlines(), start=1):
-        if line.lstrip().startswith("```"):
-            if not inside and marked:
-                found.add(number)
-            marked = marked and inside
-            inside = not inside
-        elif not inside and CUDA_COMMENT.match(line):
-            marked = True
-    return found
+    """The lines (1-based) of ``text`` (a page's Markdown) that open a fence marked for CUDA
+    (``<!--pytest.mark.cuda-->``), read by the build's one Markdown reader
+    (:func:`scripts.build.markdown_blocks.code_blocks`), as pytest-codeblocks marks blocks."""
+    return {block.lineno for block in code_blocks(text) if block.cuda}
 
 
 def machine_id(machine: dict) -> str:
