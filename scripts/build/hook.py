@@ -29,7 +29,6 @@ from scripts.build import (
 #: ``on_config``: settings read before anything is built.
 CONFIG = [
     reproducible.on_config,  # SOURCE_DATE_EPOCH, before MkDocs dates any page
-    matrix_notes.on_config,  # the torch matrix's record and the claim register, read once
     zh.on_config,  # the i18n plugin sorts by language only the files read from docs/
 ]
 #: ``on_pre_build``: the execute stage.

@@ -34,8 +34,8 @@ has, and settings force that choice down, as PyTorch's own CI does (``ATEN_CPU_C
 ``.ci/pytorch/test.sh``). :data:`CPU_PATHS` names each setting; the pinned release runs the same
 selection under every path this machine can reach (:func:`reachable_paths`), and the record keeps
 each run under ``cpu_paths``, keyed ``<arch>/<machine>/<path>`` (``x86_64/amd-epyc-c8b60e/avx2``:
-the machine is its CPU model and a digest of its kernel flags, :func:`scripts.build.matrix_record.
-machine_id`), with the CPU's model, its flags that decide kernels, and the ATen capability that
+the machine is its CPU model and a digest of its kernel flags, :func:`machine_id`), with the
+CPU's model, its flags that decide kernels, and the ATen capability that
 the run reported, so the runs of two machines stand side by side. Pages say on how many paths
 and machines their checks passed.
 
@@ -81,16 +81,11 @@ from pathlib import Path
 from packaging.version import Version
 
 from scripts import ROOT
-from scripts.build.matrix_record import (  # noqa: F401 (re-exported)
-    RECORD,
-    cpu_path_key,
-    file_fingerprint,
-    gpu_key,
-    load_record,
-    migrate,
-    recorded,
-)
+from scripts.build import matrix_record
+from scripts.build.matrix_record import file_fingerprint, recorded  # noqa: F401 (re-exported)
 
+#: The committed record of the last matrix run.
+RECORD = ROOT / matrix_record.RECORD
 REQUIREMENTS = ROOT / "requirements.txt"
 #: Where the per-release virtual environments live (gitignored); TORCH_MATRIX_CACHE overrides.
 CACHE = Path(os.environ.get("TORCH_MATRIX_CACHE", ROOT / ".cache" / "torch-matrix"))
@@ -221,6 +216,56 @@ def reachable_paths(flags: set[str], arch: str) -> list[str]:
             continue
         out.append(name)
     return out
+
+
+def load_record(path: Path = RECORD) -> dict:
+    """The committed record (``{"pinned": ..., "releases": {release: entry}}``), or an empty one
+    when the file does not exist."""
+    if not path.exists():
+        return {"pinned": None, "releases": {}}
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def machine_id(machine: dict) -> str:
+    """A CPU machine's short name in the record: its CPU model in lower case, without the count
+    of logical CPUs, ``(R)`` and ``(TM)``, then 6 hex digits of SHA-256 over its sorted kernel
+    flags, e.g. ``amd-epyc-5d1c0e``. ``machine`` is a run's ``machine`` entry (``cpu``:
+    ``"AMD EPYC, 2 logical CPUs"``, ``flags``: a list, absent in runs recorded before flags
+    were)."""
+    model = re.sub(r",\s*\d+ logical CPUs?$", "", machine.get("cpu", "unknown cpu"))
+    slug = re.sub(r"[^a-z0-9]+", "-", re.sub(r"\((?:r|tm)\)", "", model.lower())).strip("-")
+    flags = ",".join(sorted(machine.get("flags", [])))
+    return f"{slug or 'cpu'}-{hashlib.sha256(flags.encode()).hexdigest()[:6]}"
+
+
+def cpu_path_key(arch: str, machine: dict, path: str) -> str:
+    """The record's key of a run of the CPU path ``path`` (``"avx2"``) on the machine
+    ``machine`` (see :func:`machine_id`) of architecture ``arch`` (``platform.machine()``):
+    ``x86_64/amd-epyc-5d1c0e/avx2``. Runs of two machines have two keys, side by side."""
+    return f"{arch.lower()}/{machine_id(machine)}/{path}"
+
+
+def migrate(record: dict) -> dict:
+    """``record`` (or a part) with its CPU path runs keyed by machine (:func:`cpu_path_key`):
+    a run keyed ``<arch>/<path>``, the form before machines were told apart, gets its machine
+    from its own ``machine`` entry. Other keys and entries are left as they are; a new dict is
+    returned (``record`` is not changed)."""
+    paths = {}
+    for key, run in record.get("cpu_paths", {}).items():
+        if key.count("/") == 1:
+            arch, path = key.split("/")
+            key = cpu_path_key(arch, run.get("machine", {}), run.get("path", path))
+        paths[key] = run
+    return {**record, "cpu_paths": dict(sorted(paths.items()))} if "cpu_paths" in record else {
+        **record}
+
+
+def gpu_key(gpu: dict, torch_version: str) -> str:
+    """The record's key of a run of the CUDA checks on the GPU ``gpu`` (its ``name``, e.g.
+    ``"NVIDIA H200"``) with ``torch_version`` (``"2.11.0+cu130"``): ``nvidia-h200/2.11.0+cu130``.
+    """
+    slug = re.sub(r"[^a-z0-9]+", "-", gpu.get("name", "gpu").lower()).strip("-")
+    return f"{slug or 'gpu'}/{torch_version}"
 
 
 def path_key(name: str, arch: str | None = None, machine_: dict | None = None) -> str:
@@ -724,8 +769,8 @@ def merge_records(base: dict, parts: list[dict]) -> dict:
     ``ValueError`` when there is no part, or the parts disagree or hold an uncovered release.
 
     CPU path runs (``cpu_paths``) merge the same way, by key (machine and path, keys of the
-    older form ``x86_64/avx2`` are first given their machine, :func:`scripts.build.matrix_record.
-    migrate`): a part's run replaces the base's run of the same path on the same machine, the
+    older form ``x86_64/avx2`` are first given their machine, :func:`migrate`): a part's run
+    replaces the base's run of the same path on the same machine, the
     runs of other machines stay beside it, and the base's are kept only when it was made for the
     same pin. GPU runs (``gpus``) merge by key too, whatever the pin: each ran the torch of its
     GPU machine, and the pages count a run's checks only where their fingerprints still match;
