@@ -50,6 +50,19 @@ def test_the_decorators_read_without_importing_equal_the_register():
     assert {k: sorted(v) for k, v in static.items()} == {k: sorted(v) for k, v in PROOFS.items()}
 
 
+def test_the_cuda_marks_read_without_importing_equal_pytest_s():
+    """The build counts a property test marked ``cuda`` on GPU runs only: the marks it reads
+    from the sources are those pytest sees on the imported tests (the function's or module's)."""
+    static = {test: cuda for tests in proofs_in_sources(ROOT).values()
+              for test, cuda in tests.items()}
+    for name, fn in property_tests():
+        module = importlib.import_module(f"tests.{name}")
+        marks = [*getattr(fn, "pytestmark", []), *getattr(module, "pytestmark", [])]
+        cuda = any(mark.name == "cuda" for mark in marks)
+        assert static[f"tests/{name}.py::{fn.__name__}"] is cuda, (name, fn.__name__)
+    assert any(static.values()), "the site has property tests marked cuda"
+
+
 def test_every_claim_on_a_page_has_a_property_test():
     missing = {c: where for c, where in claims_on_pages().items() if c not in PROOFS}
     assert not missing, f"claim ids with no property test (add @proves): {missing}"

@@ -32,24 +32,19 @@ from packaging.version import Version
 from pytest_codeblocks.main import extract_from_buffer, extract_from_file
 
 import scripts.commands.torch_matrix as matrix
-from scripts.build.matrix_record import (
-    block_fingerprint,
-    code_meaning,
-    cpu_path_key,
-    cuda_fence_lines,
-    file_fingerprint,
-    gpu_key,
-    machine_id,
-    migrate,
-)
+from scripts.build.matrix_record import block_fingerprint, code_meaning, file_fingerprint
 from scripts.checks.site import build_site
 from scripts.commands.torch_matrix import (
     EARLIER_MINORS,
     RECORD,
     ROOT,
     covered_releases,
+    cpu_path_key,
+    gpu_key,
     load_record,
+    machine_id,
     merge_records,
+    migrate,
     part_record,
     pinned_release,
 )
@@ -372,7 +367,9 @@ Not a claim:
 """
 
 #: Property tests of the claims on OTHER, read (never imported) by the hook.
-PROPERTY_TESTS = """from tests.claim_register import proves
+PROPERTY_TESTS = """import pytest
+
+from tests.claim_register import proves
 
 
 @proves("always-true")
@@ -382,6 +379,12 @@ def test_always_true():
 
 @proves("in-a-fence")
 def test_in_a_fence():
+    assert True
+
+
+@pytest.mark.cuda
+@proves("on-a-gpu")
+def test_on_a_gpu():
     assert True
 """
 
@@ -400,7 +403,8 @@ def test_build_hook_says_what_was_verified_and_notes_a_difference_at_its_block(t
     (project / "tests" / "test_claims_x.py").write_text(PROPERTY_TESTS)
     (project / "docs" / "page.md").write_text(PAGE)
     (project / "docs" / "other.md").write_text(OTHER)
-    (project / "docs" / "gpu.md").write_text(CUDA_PAGE)
+    claim = "\nOn a GPU, always.\n{ #claim-on-a-gpu }\n"
+    (project / "docs" / "gpu.md").write_text(CUDA_PAGE + claim)
     blocks = extract_from_file(project / "docs" / "page.md")
     other = extract_from_file(project / "docs" / "other.md")[0]
     ids = [f"docs/page.md::line {b.lineno}" for b in blocks]
@@ -409,7 +413,9 @@ def test_build_hook_says_what_was_verified_and_notes_a_difference_at_its_block(t
               prints[1], block_fingerprint(blocks[2].code.replace("6", "7"), None)]
     other_run = {"docs/other.md::line 3": {
         "outcome": "passed", "fingerprint": block_fingerprint(other.code, None)},
-        "tests/test_claims_x.py::test_always_true": {"outcome": "passed"}}
+        "tests/test_claims_x.py::test_always_true": {"outcome": "passed"},
+        # A CPU run skips a test marked cuda: that is no run of it.
+        "tests/test_claims_x.py::test_on_a_gpu": {"outcome": "skipped", "message": "no GPU"}}
 
     def run(release: str, fingerprints: list[str], second: dict) -> dict:
         return {"date": "2026-01-01", "torch": release, "tests": {
@@ -452,15 +458,17 @@ def test_build_hook_says_what_was_verified_and_notes_a_difference_at_its_block(t
     assert '<p id="claim-always-true">' in other_page
     assert "<strong>Verified</strong>: 2 checks on torch 9.1.0 and 9.0.0" in other_page
     assert "torch-matrix-details" not in other_page
-    # A page with a block marked cuda and no GPU run in the record: its CPU block counts on the
-    # pin, the CUDA block is not yet run on a GPU, and nothing claims a GPU.
+    # A page with a block and a claim's property test marked cuda and no GPU run in the record:
+    # its CPU block counts on the pin, both CUDA checks are not yet run on a GPU (the skipped
+    # property test counts on no CPU release), and nothing claims a GPU.
     gpu_page = (tmp_path / "out" / "gpu" / "index.html").read_text()
     facts = gpu_page[gpu_page.index('<p class="page-facts">'):]
     facts = facts[:facts.index("</p>")]
     assert "<strong>Verified</strong>: 1 check on torch 9.1.0" in facts
-    assert '<a href="#torch-matrix-details">1 not yet run on a GPU</a>' in facts
+    assert '<a href="#torch-matrix-details">2 not yet run on a GPU</a>' in facts
     assert "GPU</a>" not in facts.replace("not yet run on a GPU</a>", "")
-    assert "Not yet run on a GPU (marked for CUDA, skipped on a CPU): block at line 8" in gpu_page
+    assert ("Not yet run on a GPU (marked for CUDA, skipped on a CPU): block at line 8, property "
+            "test test_on_a_gpu.") in gpu_page
 
 
 def test_reachable_cpu_paths_follow_the_cpu():
@@ -497,7 +505,8 @@ XEON = {"platform": "p", "cpu": "Intel(R) Xeon(R) Processor, 2 logical CPUs",
 
 
 def _path_run(path: str, machine: dict, outcome: str = "passed") -> dict:
-    return {**_entry("9.2.0", outcome), "path": path, "machine": machine}
+    return {**_entry("9.2.0", outcome), "path": path, "machine": machine, "runs": "kernels",
+            "settings": {}, "capability": "AVX2", "threads": 2, "onednn": True}
 
 
 def test_merging_keeps_cpu_path_runs_of_the_same_pin_only():
@@ -565,21 +574,19 @@ def test_a_page_counts_the_cpu_paths_its_checks_passed_on(monkeypatch):
     failed["tests"]["docs/a.md::line 3"]["message"] = "AssertionError: boom"
     keys = [cpu_path_key("x86_64", EPYC, "avx2"), cpu_path_key("x86_64", EPYC, "native"),
             cpu_path_key("x86_64", XEON, "native"), cpu_path_key("aarch64", EPYC, "native")]
-    monkeypatch.setattr(hook, "_record", {
-        "pinned": "9.2.0", "releases": {"9.2.0": _entry("9.2.0")},
-        "cpu_paths": {keys[0]: _path_run("avx2", EPYC), keys[1]: _path_run("native", EPYC),
-                      keys[2]: _path_run("native", XEON), keys[3]: failed}})
-    state, paths = hook.status([check]), hook.status([check], "cpu_paths")
+    record = {"pinned": "9.2.0", "releases": {"9.2.0": _entry("9.2.0")},
+              "cpu_paths": {keys[0]: _path_run("avx2", EPYC), keys[1]: _path_run("native", EPYC),
+                            keys[2]: _path_run("native", XEON), keys[3]: failed}}
+    state, paths = hook.status(record, [check]), hook.status(record, [check], "cpu_paths")
     assert state.passed == ["9.2.0"] and not state.failed and not state.pending
     assert sorted(paths.passed) == sorted(keys[:3])
     assert list(paths.failed) == [keys[3]]
-    line = hook.verified_line(state, paths, "../claims/#cpu-kernel-paths")
+    line, details = hook.page_matrix(record, [check], [], "../claims/#cpu-kernel-paths")
     assert ('on torch 9.2.0 and <a href="../claims/#cpu-kernel-paths">3 CPU paths of 2 '
             "machines</a>" in line)
     assert f"1 differs on CPU path {keys[3]}" in line
-    assert f"On CPU path {keys[3]}, block at line 3 fails with" in hook.details_html(
-        state, paths, [])
-    assert f"<code>{keys[0]}</code>" in hook.paths_table()
+    assert f"On CPU path {keys[3]}, block at line 3 fails with" in details
+    assert f"<code>{keys[0]}</code>: kernels</td><td>none</td>" in hook.paths_table(record)
 
 
 NESTED = '''??? note "The code"
@@ -605,7 +612,8 @@ The end.
 def test_a_note_follows_a_block_or_its_output_inside_an_admonition_or_a_tab():
     """A block straight under ``??? note`` (no blank line, which CommonMark would read as a
     paragraph) gets its note after its expected output, and a block in a content tab after its
-    closing fence, both indented as the block is; ``offset`` (front matter) shifts the lines."""
+    closing fence, both indented as the block is; the front matter of the page's file shifts
+    the checks' lines."""
     from pytest_codeblocks.main import extract_from_buffer
 
     from scripts.build import matrix_notes as hook
@@ -613,10 +621,10 @@ def test_a_note_follows_a_block_or_its_output_inside_an_admonition_or_a_tab():
     front = "---\ntitle: T\n---\n"
     first, second = extract_from_buffer(io.StringIO(front + NESTED))
     checks = [hook.Check(f"docs/p.md::line {b.lineno}", f"block at line {b.lineno}", None,
-                         b.lineno, b.expected_output is not None) for b in (first, second)]
+                         b.lineno) for b in (first, second)]
     state = hook.Status(checks, ["9.1.0"], {}, {"9.0.0": [
         (checks[0], 'prints "5" where the page shows "4"'), (checks[1], "AssertionError: no")]})
-    lines = hook.block_notes(NESTED, 3, state).splitlines()
+    lines = hook.block_notes(NESTED, front + NESTED, state).splitlines()
     assert lines[8:11] == [
         "    ```", "",
         '    <p class="torch-matrix-difference">On PyTorch 9.0.0 this block prints <code>5</code>'
@@ -626,7 +634,28 @@ def test_a_note_follows_a_block_or_its_output_inside_an_admonition_or_a_tab():
         '    <p class="torch-matrix-difference">On PyTorch 9.0.0 this block fails with '
         "<code>AssertionError: no</code>.</p>"]
     assert lines[19:] == ["", "The end."]
-    assert hook.block_notes(NESTED, 3, hook.Status(checks, ["9.1.0"], {}, {})) == NESTED
+    passing = hook.Status(checks, ["9.1.0"], {}, {})
+    assert hook.block_notes(NESTED, front + NESTED, passing) == NESTED
+
+
+def test_an_edited_record_or_claims_module_is_read_again(tmp_path):
+    """``mkdocs serve`` rebuilds in one process: a record or a property test module edited
+    since the last build is read again (the reading is kept by file and modification time)."""
+    from scripts.build import matrix_notes as hook
+    from scripts.build.matrix_record import read_record
+
+    record, tests = tmp_path / RECORD.relative_to(ROOT), tmp_path / "tests" / "test_claims_a.py"
+    record.parent.mkdir(parents=True)
+    tests.parent.mkdir()
+    assert read_record(tmp_path) == {} and hook.proofs_in_sources(tmp_path) == {}
+    for k, pinned in enumerate(["9.0.0", "9.1.0"]):
+        record.write_text(json.dumps({"pinned": pinned, "releases": {}}))
+        tests.write_text(f"@proves('c{k}')\ndef test_a():\n    pass\n")
+        for path in (record, tests):
+            os.utime(path, ns=(k * 10**9, k * 10**9))
+        assert read_record(tmp_path)["pinned"] == pinned
+        assert hook.proofs_in_sources(tmp_path) == {f"c{k}": {"tests/test_claims_a.py::test_a":
+                                                            False}}
 
 
 def test_the_build_imports_no_markdown_model_for_the_matrix():
@@ -641,7 +670,7 @@ def test_the_build_imports_no_markdown_model_for_the_matrix():
         "scripts.build.matrix_record", "scripts.build.page_facts"]
 
 
-def test_a_page_checks_its_blocks_included_snippets_and_claims_proofs(tmp_path, monkeypatch):
+def test_a_page_checks_its_blocks_included_snippets_and_claims_proofs(tmp_path):
     """A page's checks: each Python or shell block (not a ``text`` one), each ``snippets/*.py``
     it includes (once, whatever region; not a ``.out`` file, not an escaped include line), the
     property tests of the claim ids given, in that order."""
@@ -649,20 +678,17 @@ def test_a_page_checks_its_blocks_included_snippets_and_claims_proofs(tmp_path, 
 
     (tmp_path / "docs").mkdir()
     (tmp_path / "snippets").mkdir()
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_claims_x.py").write_text(
+        "from tests.claim_register import proves\n\n\n@proves('c')\ndef test_c():\n    pass\n")
     for name in ("a.py", "a.out", "b.py", "c.py"):
         (tmp_path / "snippets" / name).write_text("print(1)\n")
     (tmp_path / "docs" / "p.md").write_text(
         '# P\n\n```python\nx = 1\n```\n\n```text\nno\n```\n\n```python\n--8<-- "snippets/a.py:one"'
         "\n```\n\n```python\n--8<-- 'snippets/a.py:two'\n--8<-- \"snippets/b.py\"\n```\n\n"
         '```text\n--8<-- "snippets/a.out"\n;--8<-- "snippets/c.py"\n```\n\n```sh\necho hi\n```\n')
-    monkeypatch.setattr(hook, "_root", tmp_path)
-    monkeypatch.setattr(hook, "_record", {"releases": {}})
-    monkeypatch.setattr(hook, "_proofs", {"c": ["tests/test_claims_x.py::test_c"]})
-    hook._source.cache_clear()
-    try:
-        ids = [c.test_id for c in hook.page_checks("p.md", ["c", "unknown"])]
-    finally:
-        hook._source.cache_clear()
+    ids = [c.test_id for c in hook.page_checks(tmp_path, {"releases": {}}, "p.md",
+                                                ["c", "unknown"])]
     snippet = "tests/test_snippets.py::test_snippet_runs_as_main_and_prints_its_golden_output"
     assert ids == ["docs/p.md::line 3", "docs/p.md::line 11", "docs/p.md::line 15",
                    "docs/p.md::line 25", f"{snippet}[snippets/a.py]", f"{snippet}[snippets/b.py]",
@@ -808,7 +834,7 @@ def _gpu_run(outcome: str, fingerprint: str) -> dict:
     (_gpu_run("skipped", "1" * 12), False),  # a skip on a GPU is not a run
     (_gpu_run("failed", "1" * 12), False),
 ])
-def test_the_facts_line_says_and_1_gpu_only_with_a_gpu_record(monkeypatch, gpu_run, verified):
+def test_the_facts_line_says_and_1_gpu_only_with_a_gpu_record(gpu_run, verified):
     """A page with one CPU block and one block marked cuda: the CPU count leaves the CUDA block
     out (it is skipped on every CPU); the line says "on torch 2.11.0+cu130 and 1 GPU" only when
     a GPU run passed the block as it is today, else "1 not yet run on a GPU" (or that it
@@ -817,13 +843,10 @@ def test_the_facts_line_says_and_1_gpu_only_with_a_gpu_record(monkeypatch, gpu_r
 
     checks = [hook.Check("docs/a.md::line 3", "block at line 3", "0" * 12, 3),
               hook.Check("docs/a.md::line 9", "block at line 9", "1" * 12, 9, cuda=True)]
-    monkeypatch.setattr(hook, "_record", {
-        "pinned": "9.2.0", "releases": {"9.2.0": _entry("9.2.0")},
-        "cpu_paths": {cpu_path_key("x86_64", EPYC, "native"): _path_run("native", EPYC)},
-        "gpus": {"nvidia-h200/2.11.0+cu130": gpu_run} if gpu_run else {}})
-    state, paths, gpus = (hook.status(checks, runs) for runs in ("releases", "cpu_paths", "gpus"))
-    line = hook.verified_line(state, paths, "../claims/#cpu-kernel-paths", gpus)
-    details = hook.details_html(state, paths, [], gpus)
+    record = {"pinned": "9.2.0", "releases": {"9.2.0": _entry("9.2.0")},
+              "cpu_paths": {cpu_path_key("x86_64", EPYC, "native"): _path_run("native", EPYC)},
+              "gpus": {"nvidia-h200/2.11.0+cu130": gpu_run} if gpu_run else {}}
+    line, details = hook.page_matrix(record, checks, [], "../claims/#cpu-kernel-paths")
     assert "<strong>Verified</strong>: 1 check on torch 9.2.0 and " in line
     assert ('1 CUDA check on torch 2.11.0+cu130 and <a href="../claims/#cpu-kernel-paths">'
             "1 GPU</a>" in line) is verified
@@ -840,17 +863,15 @@ def test_the_facts_line_says_and_1_gpu_only_with_a_gpu_record(monkeypatch, gpu_r
             details)
 
 
-def test_a_page_without_cuda_checks_says_nothing_of_a_gpu(monkeypatch):
+def test_a_page_without_cuda_checks_says_nothing_of_a_gpu():
     from scripts.build import matrix_notes as hook
 
     checks = [hook.Check("docs/a.md::line 3", "block at line 3", "0" * 12, 3)]
-    monkeypatch.setattr(hook, "_record", {
-        "pinned": "9.2.0", "releases": {"9.2.0": _entry("9.2.0")}, "cpu_paths": {},
-        "gpus": {}})
-    state, paths, gpus = (hook.status(checks, runs) for runs in ("releases", "cpu_paths", "gpus"))
-    assert "GPU" not in hook.verified_line(state, paths, None, gpus)
-    assert hook.details_html(state, paths, [], gpus) == ""
-    assert "No GPU run yet" in hook.paths_table()
+    record = {"pinned": "9.2.0", "releases": {"9.2.0": _entry("9.2.0")}, "cpu_paths": {},
+              "gpus": {}}
+    line, details = hook.page_matrix(record, checks, [])
+    assert "GPU" not in line and details == ""
+    assert "No GPU run yet" in hook.paths_table(record)
 
 
 NESTED_CUDA = """# P
@@ -877,21 +898,28 @@ y = 2
 """
 
 
-def test_the_blocks_marked_cuda_are_those_pytest_codeblocks_marks():
+def test_the_blocks_marked_cuda_are_those_pytest_codeblocks_marks(tmp_path):
     """On every page, and on a made-up one (a marker before prose, which marks the next block
     all the same; one indented in a note with a blank line before its fence; another mark), the
-    fences :func:`cuda_fence_lines` finds are exactly the blocks pytest-codeblocks gives the
-    ``cuda`` mark."""
-    pages = {p: p.read_text(encoding="utf-8") for p in sorted((ROOT / "docs").rglob("*.md"))}
-    pages["made-up"] = NESTED_CUDA
-    for name, text in pages.items():
+    page's checks marked ``cuda`` are exactly the blocks pytest-codeblocks gives the ``cuda``
+    mark."""
+    from scripts.build import matrix_notes as hook
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "made-up.md").write_text(NESTED_CUDA)
+    pages = {p.relative_to(ROOT / "docs").as_posix(): ROOT for p in (ROOT / "docs").rglob("*.md")}
+    pages["made-up.md"] = tmp_path
+    for name, root in sorted(pages.items()):
+        text = (root / "docs" / name).read_text(encoding="utf-8")
         marked = {b.lineno for b in extract_from_buffer(io.StringIO(text))
                   if any(m.strip() == "pytest.mark.cuda" for m in b.marks)}
-        assert cuda_fence_lines(text) == marked, name
-    assert cuda_fence_lines(NESTED_CUDA) == {6, 14}
+        checks = hook.page_checks(root, {"releases": {}}, name)
+        assert {c.line for c in checks if c.cuda} == marked, name
+    assert {c.line for c in hook.page_checks(tmp_path, {"releases": {}}, "made-up.md")
+            if c.cuda} == {6, 14}
 
 
-def test_a_page_knows_its_checks_marked_cuda(tmp_path, monkeypatch):
+def test_a_page_knows_its_checks_marked_cuda(tmp_path):
     """A block with the marker above its fence, and a property test of a claim the page states
     decorated ``@pytest.mark.cuda``, are the page's CUDA checks; the others are not."""
     from scripts.build import matrix_notes as hook
@@ -901,22 +929,18 @@ def test_a_page_knows_its_checks_marked_cuda(tmp_path, monkeypatch):
         "import pytest\nfrom tests.claim_register import proves\n\n\n@proves('g')\n"
         "@pytest.mark.cuda\ndef test_on_the_gpu():\n    pass\n\n\n@proves('g')\n"
         "def test_anywhere():\n    pass\n")
-    monkeypatch.setattr(hook, "_root", root)
-    monkeypatch.setattr(hook, "_record", {"releases": {}})
-    monkeypatch.setattr(hook, "_proofs", hook.proofs_in_sources(root))
-    monkeypatch.setattr(hook, "_cuda_tests", hook.cuda_tests_in_sources(root))
-    hook._source.cache_clear()
-    try:
-        checks = {c.test_id: c.cuda for c in hook.page_checks("gpu.md", ["g"])}
-    finally:
-        hook._source.cache_clear()
+    checks = {c.test_id: c.cuda for c in hook.page_checks(root, {"releases": {}}, "gpu.md", ["g"])}
     assert checks == {"docs/gpu.md::line 3": False, "docs/gpu.md::line 8": True,
                       "tests/test_claims_gpu.py::test_anywhere": False,
                       "tests/test_claims_gpu.py::test_on_the_gpu": True}
     (root / "tests" / "test_claims_more.py").write_text(
-        "import pytest\n\npytestmark = [pytest.mark.cuda]\n\n\ndef test_a():\n    pass\n")
-    assert hook.cuda_tests_in_sources(root) == {"tests/test_claims_gpu.py::test_on_the_gpu",
-                                                "tests/test_claims_more.py::test_a"}
+        "import pytest\nfrom tests.claim_register import proves\n\npytestmark = [pytest.mark.cuda]"
+        "\n\n\n@proves('g', 'h')\ndef test_a():\n    pass\n")
+    assert hook.proofs_in_sources(root) == {
+        "g": {"tests/test_claims_gpu.py::test_on_the_gpu": True,
+              "tests/test_claims_gpu.py::test_anywhere": False,
+              "tests/test_claims_more.py::test_a": True},
+        "h": {"tests/test_claims_more.py::test_a": True}}
 
 
 def test_wheels_a_gpu_machine_lacks_are_unpacked_for_the_run_and_others_left(tmp_path):

@@ -319,8 +319,7 @@ def test_matrix_note_follows_its_block_into_the_chinese_page():
     chinese = f"# 标题\n<!-- en: 0 -->\n\n一。\n\n甲。\n\n乙。\n\n丙。\n\n{fence}\n二。\n\n{fence}"
     second = matrix_notes.Check("docs/t.md::line 11", "block at line 11", "f", 11)
     state = matrix_notes.Status([second], [], {}, {"2.13.0": [(second, "ValueError: no")]})
-    moved = matrix_notes.translated_state(state, english, chinese)
-    out = matrix_notes.block_notes(chinese, 0, moved)
+    out = matrix_notes.block_notes(chinese, english, state)
     assert out.count("torch-matrix-difference") == 1
     assert out.index("二。") < out.index("On PyTorch 2.13.0") and out.rstrip().endswith("</p>")
 

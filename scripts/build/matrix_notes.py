@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 import html
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from markdown_it import MarkdownIt
@@ -16,9 +16,8 @@ from packaging.version import Version
 from pymdownx.snippets import SnippetPreprocessor
 
 from scripts import root_of
+from scripts.build import matrix_record as mr
 from scripts.build.markdown_blocks import code_blocks, tokens
-from scripts.build.matrix_record import block_fingerprint, file_fingerprint, parsed, read_record
-from scripts.build.matrix_record import recorded
 from scripts.build.page_facts import add_fact
 
 CLAIMS_MARKER = "<!-- torch-matrix: claims-by-release -->"
@@ -30,18 +29,18 @@ PRINTS = re.compile(r'prints "(?P<printed>.*)" where the page shows "(?P<shown>.
 CLAIM_ID = re.compile(r'\sid="claim-(?P<id>[a-z0-9-]+)"')  # as attr_list writes { #claim-x }
 DETAILS_ID = "torch-matrix-details"
 EXECUTED = ("python", "sh", "bash")  # the blocks pytest-codeblocks runs
+KINDS = ("releases", "cpu_paths", "gpus")  # the record's kinds of run
 MARKDOWN = MarkdownIt("commonmark").use(front_matter_plugin)
 
 
 @dataclass
 class Check:
     """A test of a page: its id, a label for readers, its fingerprint, the page's line it starts
-    on, whether the page shows its output, whether it is marked ``cuda`` (runs on a GPU only)."""
+    on (a block's), whether it is marked ``cuda`` (runs on a GPU only)."""
     test_id: str
     label: str
     fingerprint: str | None
     line: int | None = None
-    shows_output: bool = False
     cuda: bool = False
 
 
@@ -61,15 +60,15 @@ def proofs_in_sources(root: Path) -> dict[str, dict[str, bool]]:
     from ``root/tests/test_claims_*.py`` without importing them. Raises ``SyntaxError``."""
     found: dict[str, dict[str, bool]] = {}
     for module in sorted((root / "tests").glob("test_claims_*.py")):
-        tree = parsed(module, module.stat().st_mtime_ns, ast.parse)
+        tree = mr.parsed(module, module.stat().st_mtime_ns, ast.parse)
         whole = any(isinstance(node, ast.Assign) and "pytestmark" in map(ast.unparse, node.targets)
                     and "pytest.mark.cuda" in ast.unparse(node.value) for node in tree.body)
         for node in ast.walk(tree):
             marks = getattr(node, "decorator_list", [])
-            for mark in (m for m in marks if getattr(getattr(m, "func", None), "id", "") == "proves"):
+            cuda = whole or "pytest.mark.cuda" in map(ast.unparse, marks)
+            for mark in (m for m in marks if getattr(getattr(m, "func", m), "id", "") == "proves"):
                 for claim in (arg.value for arg in mark.args if isinstance(arg, ast.Constant)):
-                    found.setdefault(claim, {})[f"tests/{module.name}::{node.name}"] = (
-                        whole or "pytest.mark.cuda" in map(ast.unparse, marks))
+                    found.setdefault(claim, {})[f"tests/{module.name}::{node.name}"] = cuda
     return found
 
 
@@ -77,44 +76,39 @@ def page_checks(root: Path, record: dict, src_uri: str, claims=()) -> list[Check
     """The checks of the page ``docs/<src_uri>`` as they are today (CONTRIBUTING.md says which);
     ``claims``: the claim ids it states. Raises ``OSError`` when a file cannot be read."""
     rel, path = f"docs/{src_uri}", root / "docs" / src_uri
-    checks = []
-    if path.suffix == ".md":
-        text = path.read_text(encoding="utf-8")
-        checks = [Check(f"{rel}::line {b.lineno}", f"block at line {b.lineno}",
-                        block_fingerprint(b.code, b.expected_output), b.lineno,
-                        b.expected_output is not None, b.cuda)
-                  for b in code_blocks(text) if b.syntax in EXECUTED]
-        includes = map(SnippetPreprocessor.RE_ALL_SNIPPETS.match, text.splitlines())
-        checks += [Check(f"{SNIPPET_TEST}[{name}]", f"snippet {name}", file_fingerprint(root / name))
-                   for name in sorted({m["snippet"][1:-1].partition(":")[0] for m in includes
-                                       if m and m["snippet"] and not m["escape"]})
-                   if name.startswith("snippets/") and name.endswith(".py")]
-    elif path.suffix == ".ipynb":
-        checks.append(Check(f"{rel}::", f"notebook {path.name}", file_fingerprint(path)))
+    checks, text = [], path.read_text(encoding="utf-8") if path.suffix == ".md" else ""
+    for b in (b for b in code_blocks(text) if b.syntax in EXECUTED):
+        fingerprint = mr.block_fingerprint(b.code, b.expected_output)
+        checks.append(Check(f"{rel}::line {b.lineno}", f"block at line {b.lineno}", fingerprint,
+                            b.lineno, b.cuda))
+    includes = map(SnippetPreprocessor.RE_ALL_SNIPPETS.match, text.splitlines())
+    for name in sorted({m["snippet"][1:-1].partition(":")[0] for m in includes
+                        if m and m["snippet"] and not m["escape"]}):
+        if name.startswith("snippets/") and name.endswith(".py"):
+            fingerprint = mr.file_fingerprint(root / name)
+            checks.append(Check(f"{SNIPPET_TEST}[{name}]", f"snippet {name}", fingerprint))
+    if path.suffix == ".ipynb":
+        checks.append(Check(f"{rel}::", f"notebook {path.name}", mr.file_fingerprint(path)))
     proofs = proofs_in_sources(root)
-    tests = {test: cuda for claim in claims for test, cuda in proofs.get(claim, {}).items()}
-    checks += [Check(test, f"property test {test.split('::')[1]}", None, cuda=cuda)
-               for test, cuda in sorted(tests.items())]
+    for test, cuda in sorted({t: c for claim in claims for t, c in proofs.get(claim, {}).items()
+                              }.items()):
+        checks.append(Check(test, f"property test {test.split('::')[1]}", None, cuda=cuda))
     for test in sorted({t for run in record["releases"].values() for t in run["tests"]}):
         if test.startswith("tests/test_api_map.py::") and path.stem == "api-map":
             checks.append(Check(test, test.split("::")[1], None))
         elif test.startswith("tests/test_notebooks.py::") and test.endswith(f"[{rel}]"):
-            checks.append(Check(test, test.split("::")[1], file_fingerprint(path)))
+            checks.append(Check(test, test.split("::")[1], mr.file_fingerprint(path)))
     return checks
 
 
-def _releases(record: dict) -> list[str]:
-    return sorted(record["releases"], key=Version, reverse=True)
-
-
-def status(record: dict, checks: list[Check], runs: str = "releases") -> Status:
-    """Where ``checks`` stand on the record's ``runs`` ("releases": the pinned one passes,
-    "cpu_paths", "gpus"): a check marked ``cuda`` counts on GPU runs only, where a skip is no run."""
-    gpu = runs == "gpus"
+def status(record: dict, checks: list[Check], kind: str = "releases") -> Status:
+    """Where ``checks`` stand on the record's ``kind`` of run ("releases", the pin passing;
+    "cpu_paths"; "gpus"): one marked ``cuda`` counts on GPU runs only, where a skip is no run."""
+    gpu, names = kind == "gpus", sorted(record.get(kind, {}))
     result = Status([c for c in checks if c.cuda == gpu], [], {}, {})
-    for name in _releases(record) if runs == "releases" else sorted(record.get(runs, {})):
-        for check in result.checks if gpu or name != record["pinned"] else []:
-            found = recorded(check.test_id, check.fingerprint, record[runs][name]["tests"])
+    for name in sorted(names, key=Version, reverse=True) if kind == "releases" else names:
+        for check in result.checks if name != record["pinned"] else []:
+            found = mr.recorded(check.test_id, check.fingerprint, record[kind][name]["tests"])
             if found is None or gpu and found["outcome"] == "skipped":
                 result.pending.setdefault(name, []).append(check)
             elif found["outcome"] == "failed":
@@ -122,8 +116,9 @@ def status(record: dict, checks: list[Check], runs: str = "releases") -> Status:
         if name not in result.pending and name not in result.failed:
             result.passed.append(name)
     if gpu and not result.passed:  # then every GPU run is in pending or failed
-        result.unrun = [c for c in result.checks if all(c in result.pending.get(run, []) for run
-                                                        in [*result.pending, *result.failed])]
+        runs = [*result.pending, *result.failed]
+        result.unrun = [c for c in result.checks
+                        if all(c in result.pending.get(run, []) for run in runs)]
     return result
 
 
@@ -136,18 +131,17 @@ def _count(n: int, noun: str = "check") -> str:
     return f"{n} {noun}{'s' if n != 1 else ''}"
 
 
-def _named(record: dict, state: Status, runs: str, which: str) -> list[tuple[str, list]]:
-    """``[(name, items)]`` of ``state.failed`` or ``.pending`` (``which``): releases with the same
-    items share a name (``2.14.1 and 2.13.0``); a CPU path's is its key, a GPU run's its GPU's."""
-    by_run, groups = getattr(state, which), {}
-    if runs == "releases":
+def _named(record: dict, by_run: dict[str, list], kind: str) -> list[tuple[str, list]]:
+    """``[(name, items)]`` of ``by_run``: releases with the same items share a name (``2.14.1 and
+    2.13.0``); a CPU path run is named ``CPU path <key>``, a GPU run by its GPU and torch."""
+    if kind == "releases":
+        groups: dict[str, tuple[list[str], list]] = {}
         for release, items in by_run.items():
             groups.setdefault(repr(items), ([], items))[0].append(release)
         return [(release_list(names), items) for names, items in groups.values()]
-    gpus = record.get("gpus", {})
-    return [(html.escape(f"GPU {gpus[key]['gpu']['name']} (torch {gpus[key]['torch']})"
-                         if runs == "gpus" else f"CPU path {key}"), items)
-            for key, items in sorted(by_run.items())]
+    return [(f"CPU path {key}" if kind == "cpu_paths" else html.escape(
+        f"GPU {record['gpus'][key]['gpu']['name']} (torch {record['gpus'][key]['torch']})"), items)
+        for key, items in sorted(by_run.items())]
 
 
 def in_readers_terms(message: str) -> str:
@@ -160,10 +154,10 @@ def in_readers_terms(message: str) -> str:
 
 def page_matrix(record: dict, checks: list[Check], sections: list[tuple],
                 href: str | None = None) -> tuple[str, str]:
-    """A page's part of its facts line (HTML: checks passed on which releases, CPU paths linked
-    to ``href`` and GPUs; a link per kind of difference) and its list at the end (``""`` when
-    all passed): each check failing or not yet run, a block with its section (``sections``)."""
-    state, paths, gpus = (status(record, checks, runs) for runs in ("releases", "cpu_paths", "gpus"))
+    """A page's part of its facts line (HTML: its checks passed on which releases, CPU paths,
+    linked to ``href``, and GPUs; a link per kind of difference) and its list at the end, naming
+    each check failing or not yet run, a block with its section (``sections``; ``""``: none)."""
+    state, paths, gpus = kinds = [status(record, checks, kind) for kind in KINDS]
     link = (lambda text: f'<a href="{href}">{text}</a>') if href else str
     line = [f"<strong>Verified</strong>: {_count(len(state.checks))} on torch "
             f"{release_list(state.passed)}"]
@@ -175,63 +169,60 @@ def page_matrix(record: dict, checks: list[Check], sections: list[tuple],
         line.append(f"{_count(len(gpus.checks), 'CUDA check')} on torch "
                     f"{release_list(sorted({run['torch'] for run in runs}))} and "
                     f"{link(_count(len({run['gpu']['name'] for run in runs}), 'GPU'))}")
-    differ = {kind: [f"{len(f)} differ{'s' * (len(f) == 1)} on {name}"
-                     for name, f in _named(record, of, kind, "failed")]
-              for kind, of in (("releases", state), ("cpu_paths", paths), ("gpus", gpus))}
-    links = [*differ["releases"], *differ["cpu_paths"], *(
-        f"{len(p)} not yet run on {name}" for name, p in _named(record, state, "releases", "pending")
-    ), *([f"not yet run on {_count(len(paths.pending), 'CPU path')}"] * bool(paths.pending)),
-        *differ["gpus"], *([f"{len(gpus.unrun)} not yet run on a GPU"] * bool(gpus.unrun))]
+    failed = [_named(record, of.failed, kind) for kind, of in zip(KINDS, kinds, strict=True)]
+    links = [f"{len(f)} differ{'s' * (len(f) == 1)} on {name}" for name, f in failed[0] + failed[1]]
+    pending = _named(record, state.pending, "releases")
+    links += [f"{len(p)} not yet run on {name}" for name, p in pending]
+    links += [f"not yet run on {_count(len(paths.pending), 'CPU path')}"] * bool(paths.pending)
+    links += [f"{len(f)} differ{'s' * (len(f) == 1)} on {name}" for name, f in failed[2]]
+    links += [f"{len(gpus.unrun)} not yet run on a GPU"] * bool(gpus.unrun)
     line += [f'<a href="#{DETAILS_ID}">{text}</a>' for text in links]
 
     def where(check: Check) -> str:
-        before = [s for s in sections if check.line and s[0] < check.line]
-        if not before or before[-1][3] is None:
-            return html.escape(check.label)
-        return f'{html.escape(check.label)} in <a href="{before[-1][3]}">{html.escape(before[-1][2])}</a>'
+        *_, title, url = ([s for s in sections if check.line and s[0] < check.line]
+                          or [(None, None)])[-1]
+        label = html.escape(check.label)
+        return f'{label} in <a href="{url}">{html.escape(title)}</a>' if url else label
 
     items = []
-    for kind, of in (("releases", state), ("cpu_paths", paths), ("gpus", gpus)):
-        on, why = ("PyTorch ", "the last matrix run") if kind == "releases" else ("", "its last run")
+    for kind, of, fails in zip(KINDS, kinds, failed, strict=True):
+        on = "PyTorch " if kind == "releases" else ""
+        why = "the last matrix run" if kind == "releases" else "its last run"
         items += [f"<li>On {on}{name}, {where(check)} {in_readers_terms(message)}.</li>"
-                  for name, failures in _named(record, of, kind, "failed") for check, message in failures]
-        items += [f"<li>Not yet run on {on}{name} (changed since {why}): {', '.join(map(where, p))}.</li>"
-                  for name, p in _named(record, of, kind, "pending") if kind != "gpus"]
+                  for name, failures in fails for check, message in failures]
+        items += [f"<li>Not yet run on {on}{name} (changed since {why}): "
+                  f"{', '.join(map(where, pending))}.</li>"
+                  for name, pending in _named(record, of.pending, kind) if kind != "gpus"]
     if gpus.unrun:
         items.append(f"<li>Not yet run on a GPU (marked for CUDA, skipped on a CPU): "
                      f"{', '.join(map(where, gpus.unrun))}.</li>")
     dates = ", ".join(sorted({run["date"] for run in record["releases"].values()}))
-    return f'<span class="torch-matrix">{"; ".join(line)}</span>', items and (
-        f'<div class="torch-matrix" id="{DETAILS_ID}"><p><strong>This page in the torch '
-        f"matrix</strong> (every check runs on PyTorch {record['pinned']} with each change; the "
-        f"earlier releases run on CI's runners after it; matrix of {dates}, on a CPU; the checks "
-        f"marked for CUDA run only on a GPU machine, with <code>python -m scripts torch-matrix "
-        f"--cuda</code>):</p><ul>{''.join(items)}</ul></div>") or ""
+    details = (f'<div class="torch-matrix" id="{DETAILS_ID}"><p><strong>This page in the torch '
+               f"matrix</strong> (every check runs on PyTorch {record['pinned']} with each "
+               f"change; the earlier releases run on CI's runners after it; matrix of {dates}, on "
+               f"a CPU; the checks marked for CUDA run only on a GPU machine, with <code>python "
+               f"-m scripts torch-matrix --cuda</code>):</p><ul>{''.join(items)}</ul></div>")
+    return f'<span class="torch-matrix">{"; ".join(line)}</span>', details if items else ""
 
 
-def translated_state(state: Status, english: str, translation: str) -> Status:
-    """``state`` with each block's line moved to the same block of ``translation`` (the n-th
-    block of one is the n-th of the other); a block the translation lacks gets no line."""
-    lines = [[b.lineno for b in code_blocks(text) if b.syntax in EXECUTED]
-             for text in (english, translation)]
-    moved = dict(zip(*lines, strict=False))
-    return replace(state, failed={key: [(replace(check, line=moved.get(check.line)), message)
-                                        for check, message in failures]
-                                  for key, failures in state.failed.items()})
-
-
-def block_notes(markdown: str, offset: int, state: Status) -> str:
-    """``markdown`` with a note after each block failing on a release (after its output, if the
-    page shows it); ``offset``: the lines of its file before it (front matter)."""
-    lines, notes = markdown.splitlines(), {}
+def block_notes(markdown: str, source: str, state: Status) -> str:
+    """``markdown`` with a note after each block failing on a release (after its output, if
+    shown): the n-th block of ``source``, whose lines the checks give, is its n-th block."""
+    blocks = [b for b in code_blocks(markdown) if b.syntax in EXECUTED]
+    nth = {b.lineno: k for k, b in enumerate(b for b in code_blocks(source)
+                                             if b.syntax in EXECUTED)}
     fences = [token.map for token in tokens(markdown) if token.type == "fence"]
     at = {start: k for k, (start, _) in enumerate(fences)}
-    for releases, failures in _named({}, state, "releases", "failed"):
-        for check, message in (f for f in failures if f[0].line is not None):
-            first = lines[check.line - offset - 1]
-            notes.setdefault(fences[at[check.line - offset - 1] + check.shows_output][1], []).extend([
-                "", f'{first[:len(first) - len(first.lstrip())]}<p class="torch-matrix-difference">'
-                    f"On PyTorch {releases} this block {in_readers_terms(message)}.</p>"])
+    lines, notes = markdown.splitlines(), {}
+    for releases, failures in _named({}, state.failed, "releases"):
+        for check, message in failures:
+            if nth.get(check.line, len(blocks)) < len(blocks):
+                block = blocks[nth[check.line]]
+                end = fences[at[block.lineno - 1] + (block.expected_output is not None)][1]
+                fence = lines[block.lineno - 1]
+                notes.setdefault(end, []).extend(["", fence[:len(fence) - len(fence.lstrip())] + (
+                    f'<p class="torch-matrix-difference">On PyTorch {releases} this block '
+                    f"{in_readers_terms(message)}.</p>")])
     return "\n".join(out for number, line in enumerate(lines, start=1)
                      for out in (line, *notes.get(number, []))) + "\n" if notes else markdown
 
@@ -256,23 +247,25 @@ def sections_of(text: str, page) -> list[tuple[int, int, str, str | None]]:
 def _table(head: list[str], rows: list[list[str]]) -> str:
     def row(cells: list[str], tag: str = "td") -> str:
         return "<tr>" + "".join(f"<{tag}>{cell}</{tag}>" for cell in cells) + "</tr>"
-    return f"<table><thead>{row(head, 'th')}</thead><tbody>{''.join(map(row, rows))}</tbody></table>"
+    return f"<table><thead>{row(head, 'th')}</thead><tbody>{''.join(map(row, rows))}</tbody>" + (
+        "</table>")
 
 
 def claims_table(record: dict, checks: list[Check], sections: list[tuple]) -> str:
     """The claims-by-release table (HTML): a row per ``###`` claim of ``sections`` holding a
     block, a cell per release: holds, differs (how), or not yet run."""
     rows, claims = [], [s for s in sections if s[1] == 3]
+    releases = sorted(record["releases"], key=Version, reverse=True)
     for (start, _, title, url), (end, *_) in zip(claims, [*claims[1:], (10**9,)], strict=True):
         if mine := [c for c in checks if start < (c.line or 0) < end and not c.cuda]:
             state, cells = status(record, mine), []
-            for release in _releases(record):
+            for release in releases:
                 check, message = (state.failed.get(release) or [(None, "")])[0]
                 cells.append(f"<strong>differs</strong>: {check.label} {in_readers_terms(message)}"
                              if check else "not yet run" if release in state.pending else "holds")
             rows.append([f'<a href="{url}">{html.escape(title)}</a>' if url else html.escape(title),
                          *cells])
-    return _table(["Claim", *(f"PyTorch {r}" for r in _releases(record))], rows)
+    return _table(["Claim", *(f"PyTorch {r}" for r in releases)], rows)
 
 
 def paths_table(record: dict) -> str:
@@ -307,25 +300,21 @@ def paths_table(record: dict) -> str:
 
 def on_page_markdown(markdown: str, *, page, config, files) -> str:
     """Put a note after each block that fails on a covered release."""
-    root, uri = root_of(config), page.file.src_uri
-    record = read_record(root)
+    root = root_of(config)
+    record = mr.read_record(root)
+    # A Chinese page (x.zh.md) shows its English page's blocks, in order: their checks and notes.
+    uri = getattr(page.file, "norm_src_uri", None) or page.file.src_uri
     if not record.get("releases") or not uri.endswith(".md"):
         return markdown
-    # A Chinese page (x.zh.md) shows its English page's blocks, in order: their checks and notes.
-    english = getattr(page.file, "norm_src_uri", None) or uri
-    state = status(record, page_checks(root, record, english))
-    if not state.failed:
-        return markdown
+    state = status(record, page_checks(root, record, uri))
     source = (root / "docs" / uri).read_text(encoding="utf-8")
-    if english != uri:
-        state = translated_state(state, (root / "docs" / english).read_text("utf-8"), source)
-    return block_notes(markdown, len(source.splitlines()) - len(markdown.splitlines()), state)
+    return block_notes(markdown, source, state) if state.failed else markdown
 
 
 def on_page_content(html_: str, *, page, config, files) -> str:
     """Add the matrix's part to the page's facts line and its list at the end; fill the tables."""
     root = root_of(config)
-    record = read_record(root)
+    record = mr.read_record(root)
     if not record.get("releases"):
         return html_.replace(CLAIMS_MARKER, "").replace(PATHS_MARKER, "")
     # A Chinese page (x.zh.md) has its English page's blocks, proven there: its English checks.

@@ -64,8 +64,8 @@ def file_fingerprint(path: Path) -> str:
 
 
 def recorded(test_id: str, fingerprint: str | None, tests: dict[str, dict]) -> dict | None:
-    """The entry of ``tests`` (a run's) that ran ``test_id`` as it is today (same fingerprint, or
-    ``None`` for any; a page's block may have moved; ``x.ipynb::``: its nbmake test), or ``None``."""
+    """The entry of ``tests`` (a run's) that ran ``test_id`` as it is today (same fingerprint,
+    any for ``None``; a page's block may have moved; ``x.ipynb::``: its nbmake test) or ``None``."""
     if test_id.endswith("::"):
         test_id = next((t for t in tests if t.startswith(test_id)), test_id)
     entry = tests.get(test_id)
