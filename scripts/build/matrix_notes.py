@@ -22,7 +22,6 @@ from scripts.build.page_facts import add_fact
 
 CLAIMS_MARKER = "<!-- torch-matrix: claims-by-release -->"
 PATHS_MARKER = "<!-- torch-matrix: cpu-paths -->"
-PATHS_PAGE, PATHS_ID = "claims.md", "cpu-kernel-paths"  # the CPU paths' table
 SNIPPET_TEST = "tests/test_snippets.py::test_snippet_runs_as_main_and_prints_its_golden_output"
 #: How tests/torch_matrix_plugin.py words a block that prints other output than the page's.
 PRINTS = re.compile(r'prints "(?P<printed>.*)" where the page shows "(?P<shown>.*)"', re.DOTALL)
@@ -35,8 +34,7 @@ MARKDOWN = MarkdownIt("commonmark").use(front_matter_plugin)
 
 @dataclass
 class Check:
-    """A test of a page: its id, a label for readers, its fingerprint, the page's line it starts
-    on (a block's), whether it is marked ``cuda`` (runs on a GPU only)."""
+    """A test of a page: id, label for readers, fingerprint, line (a block's), ``cuda`` mark."""
     test_id: str
     label: str
     fingerprint: str | None
@@ -46,8 +44,8 @@ class Check:
 
 @dataclass
 class Status:
-    """``checks`` on one kind of run: the runs passing them all; per run, those not yet run as
-    they are today and those failing (with the message); on GPUs, those no run ran (``unrun``)."""
+    """``checks`` on a kind of run: the runs passing all, per run those not yet run or failing
+    (with the message), and on GPUs those that no run ran (``unrun``)."""
     checks: list[Check]
     passed: list[str]
     pending: dict[str, list[Check]]
@@ -300,8 +298,7 @@ def paths_table(record: dict) -> str:
 
 def on_page_markdown(markdown: str, *, page, config, files) -> str:
     """Put a note after each block that fails on a covered release."""
-    root = root_of(config)
-    record = mr.read_record(root)
+    record = mr.read_record(root := root_of(config))
     # A Chinese page (x.zh.md) shows its English page's blocks, in order: their checks and notes.
     uri = getattr(page.file, "norm_src_uri", None) or page.file.src_uri
     if not record.get("releases") or not uri.endswith(".md"):
@@ -313,8 +310,7 @@ def on_page_markdown(markdown: str, *, page, config, files) -> str:
 
 def on_page_content(html_: str, *, page, config, files) -> str:
     """Add the matrix's part to the page's facts line and its list at the end; fill the tables."""
-    root = root_of(config)
-    record = mr.read_record(root)
+    record = mr.read_record(root := root_of(config))
     if not record.get("releases"):
         return html_.replace(CLAIMS_MARKER, "").replace(PATHS_MARKER, "")
     # A Chinese page (x.zh.md) has its English page's blocks, proven there: its English checks.
@@ -328,7 +324,7 @@ def on_page_content(html_: str, *, page, config, files) -> str:
         html_ = html_.replace(PATHS_MARKER, paths_table(record))
     if not checks:
         return html_
-    target = files.get_file_from_path(PATHS_PAGE)
-    href = f"{target.url_relative_to(page.file)}#{PATHS_ID}" if target is not None else None
+    target = files.get_file_from_path("claims.md")  # with the CPU paths' table
+    href = f"{target.url_relative_to(page.file)}#cpu-kernel-paths" if target is not None else None
     line, details = page_matrix(record, checks, sections, href)
     return add_fact(html_ + details, line) if "</h1>" in html_ else html_ + details

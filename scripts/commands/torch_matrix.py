@@ -82,7 +82,7 @@ from packaging.version import Version
 
 from scripts import ROOT
 from scripts.build import matrix_record
-from scripts.build.matrix_record import file_fingerprint, recorded  # noqa: F401 (re-exported)
+from scripts.build.matrix_record import file_fingerprint
 
 #: The committed record of the last matrix run.
 RECORD = ROOT / matrix_record.RECORD
