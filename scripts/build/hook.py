@@ -72,7 +72,7 @@ POST_BUILD = [
 
 def run(steps: list):
     """An event function running ``steps`` in order, each with the event's keywords and its item
-    (config, files, nav, HTML...) as the step before returned it (a step returning None keeps it)."""
+    (config, files, nav, HTML...) as the step before returned it (None keeps it)."""
     def event(*item, **context):
         for step in steps:
             out = step(*item, **context)

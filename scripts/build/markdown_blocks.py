@@ -55,12 +55,6 @@ class CodeBlock:
     cuda: bool = False
 
 
-def _cut(line: str, indent: int) -> str:
-    """A line of a block indented ``indent`` spaces as pytest-codeblocks keeps it: at most
-    ``indent`` leading whitespace characters cut, a newline among them."""
-    return line[min(indent, len(line) - len(line.lstrip())):]
-
-
 def code_blocks(text: str) -> list[CodeBlock]:
     """Every backtick-fenced block of ``text`` (a page's Markdown), in order, as pytest-codeblocks
     reads them, its instructions (``expected-output``, ``cont``, ``skipfile``) applied."""
@@ -80,7 +74,9 @@ def code_blocks(text: str) -> list[CodeBlock]:
             opening = lines[start]
             indent = len(opening) - len(opening.lstrip())
             closed = end - 1 > start and lines[end - 1].lstrip().startswith(token.markup)
-            code = "".join(_cut(line, indent) for line in lines[start + 1:end - closed])
+            # as pytest-codeblocks cuts: at most the fence's indent of whitespace, newline included
+            code = "".join(line[min(indent, len(line) - len(line.lstrip())):]
+                           for line in lines[start + 1:end - closed])
             if pending in ("expected-output", "expected-output-ignore-whitespace") and found:
                 found[-1].expected_output = code
                 found[-1].output = (start + 1, end - closed, opening[:indent])

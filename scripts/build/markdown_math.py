@@ -1,9 +1,7 @@
-"""The Markdown extension that renders math to MathML at build time (no script, no CDN).
-
-``mkdocs.yml`` lists it by module name after pymdownx.superfences and pymdownx.inlinehilite, and
-it adds a ```` ```math ```` fence and a `` `#!math …` `` inline to them, so ``mkdocs.yml`` names
-no Python object. latex2mathml converts the LaTeX; CONTRIBUTING.md ("Math") says more.
-"""
+"""The Markdown extension that renders math to MathML at build time with latex2mathml (no script,
+no CDN). ``mkdocs.yml`` lists it by name after pymdownx.superfences and pymdownx.inlinehilite; it
+adds to them a ```` ```math ```` fence and a `` `#!math …` `` inline (CONTRIBUTING.md, "Blocks that
+do not run")."""
 
 from __future__ import annotations
 
@@ -77,6 +75,4 @@ class MathExtension(Extension):
         spans.extend_custom_inline("math", math_inline)
 
 
-def makeExtension(**kwargs) -> MathExtension:  # noqa: N802 - Python-Markdown's name
-    """The extension, as Python-Markdown loads it by module name."""
-    return MathExtension(**kwargs)
+makeExtension = MathExtension  # what Python-Markdown calls to load the extension by module name

@@ -2,7 +2,7 @@
 
 :data:`ELEMENTS` reads the page once, left to right, one named alternative per kind of element;
 :data:`HANDLERS` rewrites each match by its kind (one parser, one dispatch). CONTRIBUTING.md
-("What the page's one pass does") says why each rewrite is made.
+("How the build works") says why each rewrite is made.
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from __future__ import annotations
 import functools
 import html
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 
 from mkdocs.exceptions import PluginError
 
@@ -20,17 +20,14 @@ from scripts.build import zh
 
 #: The glossary file, relative to the project root (also mkdocs.yml's ``auto_append``).
 GLOSSARY = "snippets/glossary.md"
-#: The title of a figure's link to its SVG.
 FIGURE_TITLE = "Open the figure full size"
 TAG = re.compile(r"<[^>]+>")
 #: Each kind of element, as Python-Markdown, pymdownx.highlight and the notebook step write it.
 ELEMENTS = re.compile("|".join(f"(?P<{kind}>{pattern})" for kind, pattern in {
-    # a code block: its <div>, its title bar if the fence has a title, its <pre> (whose own
-    # "</pre>" would be escaped)
+    # a code block: its <div>, its title bar if it has one, its <pre> (code escapes "</pre>")
     "block": r'(?P<div><div class="(?:[^"]*\s)?highlight(?:\s[^"]*)?")(?P<attrs>[^>]*)>'
              r'(?P<title>\s*(?:<span class="filename">[^<]*</span>\s*)?)(?P<pre><pre\b.*?</pre>)',
     "figure": r'<img\b[^>]*?\ssrc="(?P<svg>[^"#]+\.svg)#only-(?P<palette>light|dark)"[^>]*>',
-    "h2": r"<h2\b",
     "abbr": r'<abbr title="[^"]*">(?P<inner>.*?)</abbr>',
     # an inline code without attributes, not a code block's
     "code": r"(?<!<pre>)<code>(?P<term>[^<]*)</code>",
@@ -39,18 +36,7 @@ ELEMENTS = re.compile("|".join(f"(?P<{kind}>{pattern})" for kind, pattern in {
 SNIPPET = re.compile(r'<span class="filename">(?P<path>snippets/[\w./-]+)')
 
 
-@dataclass
-class State:
-    """What the pass knows of one page: the build's ``config``, the glossary's ``terms``, the
-    terms met so far and whether the first figure and ``<h2>`` are still ahead."""
-
-    config: object
-    terms: dict[str, str]
-    seen: set[str] = field(default_factory=set)
-    top: bool = True
-
-
-def code_block(m: re.Match, page: State) -> str:
+def code_block(m: re.Match, page: SimpleNamespace) -> str:
     """A code block with its line count (``--code-lines``, its height off screen), out of the
     search index, its ``<code>`` focusable and its snippet title linked to the file. Raises
     ``PluginError`` for a title naming a missing file."""
@@ -70,23 +56,18 @@ def snippet_link(path: str, config) -> str:
     return f'<span class="filename"><a href="{html.escape(href)}">{path}</a>'
 
 
-def figure(m: re.Match, page: State) -> str:
+def figure(m: re.Match, page: SimpleNamespace) -> str:
     """A figure's image inside a link to its SVG; the light image of a page's first figure, when
     no ``<h2>`` comes before it, eager and of high priority instead of lazy."""
     img = m[0]
-    if page.top and m["palette"] == "light":
-        page.top = False
-        img = img.replace(' loading="lazy"', ' fetchpriority="high"', 1)
+    if page.first_figure and m["palette"] == "light":
+        page.first_figure = False
+        if m.string.find("<h2", 0, m.start()) < 0:
+            img = img.replace(' loading="lazy"', ' fetchpriority="high"', 1)
     return f'<a class="figure-full" href="{m["svg"]}" title="{FIGURE_TITLE}">{img}</a>'
 
 
-def h2(m: re.Match, page: State) -> str:
-    """The first section's heading: figures after it stay lazy."""
-    page.top = False
-    return m[0]
-
-
-def abbr(m: re.Match, page: State) -> str:
+def abbr(m: re.Match, page: SimpleNamespace) -> str:
     """A glossary ``<abbr>`` kept on its term's first use on the page, unwrapped after."""
     term = TAG.sub("", m["inner"])
     if term in page.seen:
@@ -95,7 +76,7 @@ def abbr(m: re.Match, page: State) -> str:
     return m[0]
 
 
-def code(m: re.Match, page: State) -> str:
+def code(m: re.Match, page: SimpleNamespace) -> str:
     """An inline code whose whole text is a glossary term, in that term's ``<abbr>`` on the
     term's first use on the page; any other as it is."""
     definition = page.terms.get(html.unescape(m["term"]))
@@ -105,13 +86,14 @@ def code(m: re.Match, page: State) -> str:
     return f'<abbr title="{html.escape(definition)}">{m[0]}</abbr>'
 
 
-HANDLERS = {"block": code_block, "figure": figure, "h2": h2, "abbr": abbr, "code": code}
+HANDLERS = {"block": code_block, "figure": figure, "abbr": abbr, "code": code}
 
 
 def rewrite(page_html: str, config, terms: dict[str, str]) -> str:
     """``page_html`` with each element of :data:`ELEMENTS` rewritten by its handler, in one
     pass; ``terms`` are the glossary's. Raises ``PluginError`` as :func:`code_block` does."""
-    page = State(config, terms)
+    # what the handlers share: the terms met so far, whether the first light figure is ahead
+    page = SimpleNamespace(config=config, terms=terms, seen=set(), first_figure=True)
     return ELEMENTS.sub(lambda m: HANDLERS[m.lastgroup](m, page), page_html)
 
 
@@ -121,26 +103,22 @@ def _read_glossary(path: Path, mtime_ns: int) -> dict[str, str]:
     for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         m = re.fullmatch(r"\*\[(?P<term>[^\]]+)\]: (?P<definition>.+)", line)
         if not m or m["term"] in terms:
-            raise ValueError(f"{path.name}:{n}: not a new term's definition: {line!r}")
+            raise PluginError(f"{path.name}:{n}: not a new term's definition: {line!r}")
         terms[m["term"]] = m["definition"]
     return terms
 
 
 def glossary_terms(path: Path) -> dict[str, str]:
     """Term -> definition of an abbreviations file (``*[term]: definition`` lines), read once
-    per version of the file. Raises ``ValueError`` naming a line of any other form or a term
+    per version of the file. Raises ``PluginError`` naming a line of any other form or a term
     defined twice (the file is appended to every page)."""
     return dict(_read_glossary(path, path.stat().st_mtime_ns))
 
 
 def on_page_content(page_html: str, *, page, config, files) -> str:
-    """Rewrite the page's elements (MkDocs event); a Chinese page gets the Chinese glossary
-    (:func:`scripts.build.zh.glossary_terms_for`). Raises ``PluginError`` for an unreadable
-    glossary."""
+    """Rewrite the page's elements (MkDocs event), with the glossary's terms, a Chinese page's
+    from the Chinese glossary (:func:`scripts.build.zh.glossary_terms_for`)."""
     terms = zh.glossary_terms_for(page, config)
     if terms is None:
-        try:
-            terms = glossary_terms(root_of(config) / GLOSSARY)
-        except (OSError, ValueError) as err:
-            raise PluginError(f"glossary: {err}") from err
+        terms = glossary_terms(root_of(config) / GLOSSARY)
     return rewrite(page_html, config, terms)

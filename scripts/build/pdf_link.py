@@ -3,8 +3,7 @@ how the real one is made (``python -m scripts site-pdf`` writes that over it).""
 
 from __future__ import annotations
 
-from mkdocs.config.defaults import MkDocsConfig
-from mkdocs.structure.files import File, Files
+from mkdocs.structure.files import File
 
 PDF_NAME = "embedding-executed.pdf"
 STAND_IN = [f"{PDF_NAME} is printed from a built site by: python -m scripts site-pdf --site DIR",
@@ -39,7 +38,7 @@ def placeholder_pdf(lines: list[str]) -> bytes:
     return bytes(out)
 
 
-def on_files(files: Files, *, config: MkDocsConfig) -> Files:
+def on_files(files, *, config):
     """Add the stand-in PDF to the site's files (MkDocs event)."""
     files.append(File.generated(config, PDF_NAME, content=placeholder_pdf(STAND_IN)))
     return files

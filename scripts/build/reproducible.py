@@ -1,6 +1,6 @@
-"""Build step: two builds of the same commit give the same bytes, whatever the day. MkDocs dates
-the sitemap with ``SOURCE_DATE_EPOCH`` when it is set
-(https://reproducible-builds.org/specs/source-date-epoch/); this sets it to the last commit's time."""
+"""Build step: two builds of a commit give the same bytes, whatever the day: MkDocs dates the
+sitemap by ``SOURCE_DATE_EPOCH`` (https://reproducible-builds.org/specs/source-date-epoch/), which
+this sets to the last commit's time."""
 
 from __future__ import annotations
 
