@@ -17,31 +17,26 @@ from scripts.build import (
     zh,
 )
 
-#: ``on_config``: settings read before anything is built.
-CONFIG = [
+CONFIG = [  # on_config: settings read before anything is built
     reproducible.on_config,  # SOURCE_DATE_EPOCH, before MkDocs dates any page
     matrix_notes.on_config,  # the torch matrix's record and the claim register, read once
     zh.on_config,  # the i18n plugin sorts by language only the files read from docs/
 ]
-#: ``on_pre_build``: the execute stage.
-PRE_BUILD = [
+PRE_BUILD = [  # on_pre_build: the execute stage
     execute_stage.on_pre_build,  # stale figures drawn, notebooks executed: before any page renders
 ]
-#: ``on_files``: files produced by code join the site, before mkdocs-jupyter's ``on_files``
-#: (priority 50), which must find the notebook pages already pointing at their executed copies.
-FILES = [
+FILES = [  # on_files: files made by code join the site, before mkdocs-jupyter turns notebooks
+    # into pages (priority 50, below): its pages must point at the executed copies
     execute_stage.on_files,  # what the stage made: executed notebooks, figures, downloads
     pdf_link.on_files,  # a stand-in for the whole site's PDF (python -m scripts site-pdf)
     zh.on_files,  # the Chinese build: the Chinese PDF's stand-in, at zh/
 ]
-#: ``on_page_markdown``: what a page shows beside its Markdown.
-PAGE_MARKDOWN = [
+PAGE_MARKDOWN = [  # on_page_markdown: what a page shows beside its Markdown
     execute_stage.on_page_markdown,  # a notebook page's "Last update", from git
     matrix_notes.on_page_markdown,  # notes at blocks that fail on an earlier PyTorch release
     zh.on_page_markdown,  # a Chinese page: a note at each section behind its English source
 ]
-#: ``on_page_content``: each page's HTML, from Markdown's output to the page served.
-PAGE_CONTENT = [
+PAGE_CONTENT = [  # on_page_content: each page's HTML, from Markdown's output to the page served
     notebooks.on_page_content,  # notebook cells become Material code blocks: before the code steps
     matrix_notes.on_page_content,  # the "Verified on" line, right after the page's </h1>
     article_downloads.on_page_content,  # the download box, right after </h1>: above that line
@@ -51,20 +46,16 @@ PAGE_CONTENT = [
     # snippet titles linked), figures (linked to their SVG, the top one eager), glossary tooltips
     # on first use (a Chinese page's from the Chinese glossary)
 ]
-#: ``on_nav``: the navigation, after the i18n plugin has translated its titles (priority -150).
-NAV = [
+NAV = [  # on_nav: the navigation, once the i18n plugin has translated its titles (below)
     zh.on_nav,  # the Chinese build: pages without a Chinese file marked English
 ]
-#: ``on_page_context``: what a page's template sees (after the i18n plugin's, priority 50).
-PAGE_CONTEXT = [
+PAGE_CONTEXT = [  # on_page_context: what a page's template sees, after the i18n plugin's (50)
     zh.on_page_context,  # the language selector: the same page in each language, relative links
 ]
-#: ``on_post_page``: each page's whole HTML.
-POST_PAGE = [
+POST_PAGE = [  # on_post_page: each page's whole HTML
     zh.on_post_page,  # the Chinese build's pages load the Chinese search index
 ]
-#: ``on_post_build``: caches pruned.
-POST_BUILD = [
+POST_BUILD = [  # on_post_build: after the site is written
     execute_stage.on_post_build,  # the cache pruned: one policy for every store
     zh.on_post_build,  # the Chinese build: its own search index, at zh/search/
 ]
@@ -81,8 +72,8 @@ def run(steps: list):
     return event
 
 
-# MkDocs runs hooks after plugins of equal priority, and higher priorities first
-# (https://www.mkdocs.org/dev-guide/plugins/#event-priorities).
+# MkDocs runs higher priorities first, and hooks after plugins of equal priority
+# (https://www.mkdocs.org/dev-guide/plugins/#event-priorities); the i18n plugin's on_nav is -100.
 on_config, on_pre_build, on_page_markdown = run(CONFIG), run(PRE_BUILD), run(PAGE_MARKDOWN)
 on_files, on_nav = event_priority(50)(run(FILES)), event_priority(-150)(run(NAV))
 on_page_content, on_page_context = run(PAGE_CONTENT), run(PAGE_CONTEXT)
