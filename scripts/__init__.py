@@ -1,7 +1,6 @@
-"""The project's own code, in three rooms that import one way (commands -> checks -> build):
-``scripts/build/`` (what ``mkdocs build`` imports), ``scripts/checks/`` (checks of a built site)
-and ``scripts/commands/`` (the subcommands of ``python -m scripts``). The tests' own code is in
-``tests/``."""
+"""The project's code, in three rooms importing one way (commands -> checks -> build): ``build/``
+(what ``mkdocs build`` imports), ``checks/`` (checks of a built site) and ``commands/`` (the
+subcommands of ``python -m scripts``). What only the tests use is in ``tests/``."""
 
 from pathlib import Path
 

@@ -17,53 +17,62 @@ from scripts.build import (
     zh,
 )
 
-CONFIG = [  # on_config: settings read before anything is built
+#: ``on_config``: settings read before anything is built.
+CONFIG = [
     reproducible.on_config,  # SOURCE_DATE_EPOCH, before MkDocs dates any page
     matrix_notes.on_config,  # the torch matrix's record and the claim register, read once
     zh.on_config,  # the i18n plugin sorts by language only the files read from docs/
 ]
-PRE_BUILD = [  # on_pre_build: the execute stage
+#: ``on_pre_build``: the execute stage.
+PRE_BUILD = [
     execute_stage.on_pre_build,  # stale figures drawn, notebooks executed: before any page renders
 ]
-FILES = [  # on_files: files made by code join the site, before mkdocs-jupyter turns notebooks
-    # into pages (priority 50, below): its pages must point at the executed copies
+#: ``on_files``: files produced by code join the site. Runs before the plugins' ``on_files``
+#: (see :func:`on_files`): mkdocs-jupyter's must find the notebook pages already pointing at
+#: their executed copies.
+FILES = [
     execute_stage.on_files,  # what the stage made: executed notebooks, figures, downloads
     pdf_link.on_files,  # a stand-in for the whole site's PDF (python -m scripts site-pdf)
     zh.on_files,  # the Chinese build: the Chinese PDF's stand-in, at zh/
 ]
-PAGE_MARKDOWN = [  # on_page_markdown: what a page shows beside its Markdown
+#: ``on_page_markdown``: what a page shows beside its Markdown.
+PAGE_MARKDOWN = [
     execute_stage.on_page_markdown,  # a notebook page's "Last update", from git
     matrix_notes.on_page_markdown,  # notes at blocks that fail on an earlier PyTorch release
     zh.on_page_markdown,  # a Chinese page: a note at each section behind its English source
 ]
-PAGE_CONTENT = [  # on_page_content: each page's HTML, from Markdown's output to the page served
+#: ``on_page_content``: each page's HTML, from Markdown's output to the page served.
+PAGE_CONTENT = [
     notebooks.on_page_content,  # notebook cells become Material code blocks: before the code steps
     matrix_notes.on_page_content,  # the "Verified on" line, right after the page's </h1>
     article_downloads.on_page_content,  # the download box, right after </h1>: above that line
     zh.on_page_content,  # Chinese pages: the facts line above in Chinese; English pages of the
     # Chinese build marked English
-    page_html.on_page_content,  # one pass, last: code blocks (line count, focus, out of search,
-    # snippet titles linked), figures (linked to their SVG, the top one eager), glossary tooltips
-    # on first use (a Chinese page's from the Chinese glossary)
+    page_html.on_page_content,  # one pass: code blocks (line count, focus, out of search, snippet
+    # titles linked), figures linked to their SVG, glossary tooltips on first use (a Chinese
+    # page's from the Chinese glossary), the top figure loaded at once: after the steps above
 ]
-NAV = [  # on_nav: the navigation, once the i18n plugin has translated its titles (below)
+#: ``on_nav``: the navigation, after the i18n plugin has translated its titles.
+NAV = [
     zh.on_nav,  # the Chinese build: pages without a Chinese file marked English
 ]
-PAGE_CONTEXT = [  # on_page_context: what a page's template sees, after the i18n plugin's (50)
+#: ``on_page_context``: what a page's template sees (after the i18n plugin's, priority 50).
+PAGE_CONTEXT = [
     zh.on_page_context,  # the language selector: the same page in each language, relative links
 ]
-POST_PAGE = [  # on_post_page: each page's whole HTML
+#: ``on_post_page``: each page's whole HTML.
+POST_PAGE = [
     zh.on_post_page,  # the Chinese build's pages load the Chinese search index
 ]
-POST_BUILD = [  # on_post_build: after the site is written
+#: ``on_post_build``: caches pruned.
+POST_BUILD = [
     execute_stage.on_post_build,  # the cache pruned: one policy for every store
     zh.on_post_build,  # the Chinese build: its own search index, at zh/search/
 ]
 
 
 def run(steps: list):
-    """An event function running ``steps`` in order, each with the event's keywords and its item
-    (config, files, nav, HTML...) as the step before returned it (None keeps it)."""
+    """The event function running ``steps`` in order, each given the item the last returned."""
     def event(*item, **context):
         for step in steps:
             out = step(*item, **context)

@@ -43,9 +43,8 @@ def tokens(text: str) -> list:
 
 @dataclass
 class CodeBlock:
-    """A fenced block as pytest-codeblocks collects it: code, opening fence's line (1-based),
-    info string, the expected output that follows, if any, with its lines in the page
-    (``output``: first and end index, 0-based, and the fence's indentation), and its CUDA mark."""
+    """A fenced block as pytest-codeblocks collects it (``lineno``: its fence's, 1-based;
+    ``output``: its expected output's first and end line index, 0-based, and indentation)."""
 
     code: str
     lineno: int

@@ -12,12 +12,9 @@ STAND_IN = [f"{PDF_NAME} is printed from a built site by: python -m scripts site
 
 def placeholder_pdf(lines: list[str]) -> bytes:
     """A one-page PDF (bytes) showing ``lines`` (Latin-1 text)."""
-    def literal(text: str) -> bytes:
-        escaped = text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
-        return b"(" + escaped.encode("latin-1", "replace") + b")"
-
+    escaped = (line.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)") for line in lines)
     stream = b"BT /F1 12 Tf 16 TL 56 780 Td " + b" ".join(
-        literal(line) + b" '" for line in lines) + b" ET"
+        b"(" + text.encode("latin-1", "replace") + b") '" for text in escaped) + b" ET"
     objects = [
         b"<< /Type /Catalog /Pages 2 0 R >>",
         b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
