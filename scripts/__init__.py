@@ -1,12 +1,6 @@
-"""The project's own code, in three rooms that import one way (commands -> checks -> build):
-
-* ``scripts/build/``: what ``mkdocs build`` imports (the hook ``mkdocs.yml`` names, its steps,
-  the execute stage, the math extension);
-* ``scripts/checks/``: checks of a built site (they build it or read it);
-* ``scripts/commands/``: the contributor's commands, each a subcommand of ``python -m scripts``.
-
-What only the tests use lives under ``tests/``.
-"""
+"""The project's code, in three rooms importing one way (commands -> checks -> build): ``build/``
+(what ``mkdocs build`` imports), ``checks/`` (checks of a built site) and ``commands/`` (the
+subcommands of ``python -m scripts``). What only the tests use is in ``tests/``."""
 
 from pathlib import Path
 
@@ -15,6 +9,5 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def root_of(config) -> Path:
-    """The folder of the project a build builds: its ``mkdocs.yml``'s (``config``, MkDocs'
-    configuration). :data:`ROOT` for this site; a test's made-up project has its own."""
+    """The folder of the ``mkdocs.yml`` that ``config`` (MkDocs' configuration) was read from."""
     return Path(config.config_file_path).resolve().parent

@@ -102,7 +102,7 @@ IMAGES_JS = """async () => {
 
 #: Each shown figure image at the current viewport: its URL, its width on screen (CSS px) and
 #: whether a link around it opens the SVG itself, full size.
-#: Figure links (scripts/build/figure_links.py) still displayed around an image the palette
+#: Figure links (scripts/build/page_html.py) still displayed around an image the palette
 #: hides: each would be an invisible stop for the keyboard.
 STRAY_FIGURE_LINKS_JS = """() => [...document.querySelectorAll('a.figure-full')]
   .filter(a => getComputedStyle(a).display !== 'none'

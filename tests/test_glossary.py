@@ -15,9 +15,10 @@ from pathlib import Path
 import pytest
 import yaml
 from bs4 import BeautifulSoup
+from mkdocs.exceptions import PluginError
 
 from scripts import ROOT
-from scripts.build.glossary import first_uses_only, glossary_terms, wrap_code_terms
+from scripts.build.page_html import glossary_terms, rewrite
 from scripts.checks.site import html_of, nav_pages
 from tests.built_pages import parsed, scanned
 
@@ -71,7 +72,7 @@ def test_glossary_file_is_only_definitions_and_appended_to_every_page():
 def test_glossary_reader_rejects_other_lines(tmp_path):
     bad = tmp_path / "g.md"
     bad.write_text("*[a]: fine\nSome prose that would land on every page\n")
-    with pytest.raises(ValueError, match="g.md:2"):
+    with pytest.raises(PluginError, match="g.md:2"):
         glossary_terms(bad)
 
 
@@ -93,7 +94,7 @@ def test_every_term_is_a_tooltip_on_some_page(site):
 def test_code_terms_get_a_tooltip_outside_the_code():
     terms = {"indptr": 'CSR\'s "row" pointers', "bag": "b"}
     html = "<p><code>indptr</code> <code>x</code></p><pre><code>indptr</code></pre>"
-    assert wrap_code_terms(html, terms) == (
+    assert rewrite(html, None, terms) == (
         '<p><abbr title="CSR&#x27;s &quot;row&quot; pointers"><code>indptr</code></abbr> '
         "<code>x</code></p><pre><code>indptr</code></pre>"
     )
@@ -102,7 +103,7 @@ def test_code_terms_get_a_tooltip_outside_the_code():
 def test_only_the_first_use_of_a_term_keeps_its_tooltip():
     html = ('<p><abbr title="t">bag</abbr> <abbr title="c"><code>CSR</code></abbr> '
             '<abbr title="t">bag</abbr> <abbr title="c"><code>CSR</code></abbr></p>')
-    assert first_uses_only(html) == (
+    assert rewrite(html, None, {}) == (
         '<p><abbr title="t">bag</abbr> <abbr title="c"><code>CSR</code></abbr> bag '
         "<code>CSR</code></p>"
     )

@@ -1,13 +1,12 @@
-"""The page's one HTML pass (``scripts/build/page_html.py``) gives what its steps give run one
-after another, in the order the hook used to run them: figures, glossary, code blocks, titles."""
+"""The page's one HTML pass (``scripts/build/page_html.py``): one reading of the page, each kind of
+element rewritten by its handler."""
 
 from __future__ import annotations
 
 from types import SimpleNamespace
 
 from scripts import ROOT
-from scripts.build import code_heights, figure_links, glossary, source_links
-from scripts.build.page_html import rewrite
+from scripts.build.page_html import GLOSSARY, glossary_terms, rewrite
 
 CONFIG = SimpleNamespace(config_file_path=str(ROOT / "mkdocs.yml"), edit_uri="edit/main/docs/",
                          repo_url="https://example.org/site")
@@ -20,21 +19,28 @@ PAGE = (
     "snippets/lookup_tables/figures.py — part</span><pre><span></span><code>x = 1\n"
     "y = 2\n</code></pre></div>"
     '<div class="highlight"><pre><span></span><code>num_embeddings\n</code></pre></div>'
-    '<p><span class="filename">snippets/lookup_tables/figures.py</span></p>'
 )
+PAIR = ('<figure><img alt="A" loading="lazy" src="../figures/p/a-light.svg#only-light" />'
+        '<img alt="A" loading="lazy" src="../figures/p/a-dark.svg#only-dark" /></figure>')
 
 
-def one_after_another(html: str) -> str:
-    terms = glossary.terms_of(CONFIG)
-    html = figure_links.link_figures(html)
-    html = glossary.first_uses_only(glossary.wrap_code_terms(html, terms))
-    html = code_heights.annotate_code_blocks(html)
-    return source_links.link_titles(html, CONFIG, ROOT)
-
-
-def test_one_pass_gives_what_the_steps_give_one_after_another():
-    once = rewrite(PAGE, CONFIG)
-    assert once == one_after_another(PAGE)
+def test_one_pass_rewrites_each_kind_of_element():
+    once = rewrite(PAGE, CONFIG, glossary_terms(ROOT / GLOSSARY))
     assert once.count("<abbr") == 2  # one-hot's first use, num_embeddings' first use
     assert once.count('class="figure-full"') == 1 and once.count("data-search-exclude") == 2
-    assert once.count('<a href="https://example.org/site/blob/main/snippets/') == 2
+    assert '<div class="language-python highlight" data-search-exclude style="--code-lines: 2">' \
+        in once and once.count('<code tabindex="0">') == 2
+    assert '<span class="filename"><a href="https://example.org/site/blob/main/snippets/' \
+        'lookup_tables/figures.py">snippets/lookup_tables/figures.py</a> — part</span>' in once
+
+
+def test_top_figure_light_variant_is_eager_dark_stays_lazy():
+    out = rewrite(f"<h1>T</h1><p>x</p>{PAIR}<h2>S</h2>{PAIR}", None, {})
+    assert out.count('fetchpriority="high"') == 1 and out.count('loading="lazy"') == 3
+    assert '<img alt="A" fetchpriority="high" src="../figures/p/a-light.svg#only-light" />' in out
+    assert out.index('fetchpriority') < out.index("<h2>")
+
+
+def test_figure_below_the_first_section_heading_stays_lazy():
+    out = rewrite(f"<h1>T</h1><p>x</p><h2>S</h2>{PAIR}", None, {})
+    assert "fetchpriority" not in out and out.count('loading="lazy"') == 2

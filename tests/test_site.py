@@ -116,7 +116,7 @@ def test_figures_come_in_light_and_dark_with_alt_text_and_caption(site):
             assert figure and figure.find("figcaption"), f"{page}: {src} has no caption"
             first = soup.find("img", src=re.compile("figures/.*#only-light$"))
             h2 = first.find_previous("h2") if first is not None else None
-            if img is first and h2 is None:  # the top figure: scripts/build/first_figure.py
+            if img is first and h2 is None:  # the top figure: scripts/build/page_html.py
                 assert img.get("loading") is None and img.get("fetchpriority") == "high", src
                 continue
             assert img.get("loading") == "lazy", (
@@ -226,7 +226,7 @@ def test_search_partial_override_tracks_material():
 
 
 def test_every_code_block_states_its_line_count(site):
-    """Each code block's ``--code-lines`` (scripts/build/code_heights.py) is the lines it shows.
+    """Each code block's ``--code-lines`` (scripts/build/page_html.py) is the lines it shows.
 
     extra.css turns the count into the block's placeholder height while it is off screen; a
     block without it, or with a wrong count, makes the page jump when it is shown. Counted here

@@ -2,7 +2,7 @@
 
 * Material's edit and view-source buttons (``content.action.edit``/``view``) point at the page's
   file in the repository (``repo_url`` + ``edit_uri``);
-* the title of every included snippet block links to that file (scripts/build/source_links.py);
+* the title of every included snippet block links to that file (scripts/build/page_html.py);
 * "Last update" shows the date, in UTC, of the last commit that changed the page's source
   (mkdocs-git-revision-date-localized-plugin), with no script;
 * the header's repository link makes no request to the host's API (docs/.overrides/partials/
@@ -21,9 +21,10 @@ import material
 import pytest
 import yaml
 from bs4 import BeautifulSoup
+from mkdocs.exceptions import PluginError
 
 from scripts import ROOT
-from scripts.build import source_links
+from scripts.build.page_html import rewrite
 from scripts.checks.site import html_of, nav_pages
 from tests.built_pages import parsed
 
@@ -82,17 +83,18 @@ def test_snippet_titles_link_to_their_files(site):
 
 
 def test_source_link_hook_rules():
-    config = SimpleNamespace(repo_url="https://host/o/r", edit_uri="edit/dev/docs/")
-    html = ('<span class="filename">snippets/lookup_tables/onehot_equivalence.py — setup</span>'
-            '<span class="filename">example.py</span>')
-    linked = source_links.link_titles(html, config, ROOT)
-    assert linked == (
+    config = SimpleNamespace(repo_url="https://host/o/r", edit_uri="edit/dev/docs/",
+                             config_file_path=str(ROOT / "mkdocs.yml"))
+    block = '<div class="highlight"><span class="filename">{}</span><pre><code>x</code></pre></div>'
+    html = (block.format("snippets/lookup_tables/onehot_equivalence.py — setup")
+            + block.format("example.py"))
+    linked = rewrite(html, config, {})
+    assert (
         '<span class="filename"><a href="https://host/o/r/blob/dev/snippets/lookup_tables/'
         'onehot_equivalence.py">snippets/lookup_tables/onehot_equivalence.py</a> — setup</span>'
-        '<span class="filename">example.py</span>'
-    )
-    with pytest.raises(source_links.PluginError, match="snippets/gone.py"):
-        source_links.link_titles('<span class="filename">snippets/gone.py</span>', config, ROOT)
+    ) in linked and '<span class="filename">example.py</span>' in linked
+    with pytest.raises(PluginError, match="snippets/gone.py"):
+        rewrite(block.format("snippets/gone.py"), config, {})
 
 
 def test_source_partial_override_tracks_material():

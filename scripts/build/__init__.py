@@ -1,3 +1,2 @@
-"""The build: what ``mkdocs build`` imports, one module per concern. ``hook.py`` is the hook that
-``mkdocs.yml`` names, and runs the steps in order. Nothing here imports the checks, the commands
-or the tests. Tests import any module by name."""
+"""The build: what ``mkdocs build`` imports. ``hook.py``, the hook ``mkdocs.yml`` names, runs the
+steps of the other modules in order."""

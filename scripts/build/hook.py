@@ -1,14 +1,6 @@
-"""The site's one build hook: every MkDocs event it handles, and the order of the steps in each.
-
-``mkdocs.yml`` names this module alone under ``hooks:``. MkDocs calls a function of it for each
-event of a build (https://www.mkdocs.org/user-guide/configuration/#hooks); each function runs
-the steps listed below, in the order written, each step a function of one module of this package
-(the modules are plain Python: a test imports any of them by name, and MkDocs imports them once
-per process, so what they remember between ``mkdocs serve`` rebuilds lasts).
-
-The order matters where a step reads what an earlier one wrote; the comment on each step says
-what it depends on. A module that takes part in several events appears in each list.
-"""
+"""The site's one build hook (``mkdocs.yml`` names it alone): for each MkDocs event, the steps it
+runs, in the order written. Each step is a function of one module of this package; the comment on
+it says what it needs from the steps before (CONTRIBUTING.md, "How the build works")."""
 
 from __future__ import annotations
 
@@ -17,7 +9,6 @@ from mkdocs.plugins import event_priority
 from scripts.build import (
     article_downloads,
     execute_stage,
-    first_figure,
     matrix_notes,
     notebooks,
     page_html,
@@ -58,9 +49,7 @@ PAGE_CONTENT = [
     # Chinese build marked English
     page_html.on_page_content,  # one pass: code blocks (line count, focus, out of search, snippet
     # titles linked), figures linked to their SVG, glossary tooltips on first use (a Chinese
-    # page's from the Chinese glossary)
-    first_figure.on_page_content,  # the figure above the first <h2> loads at once: after the
-    # figures are linked, it reads the <img> tags
+    # page's from the Chinese glossary), the top figure loaded at once: after the steps above
 ]
 #: ``on_nav``: the navigation, after the i18n plugin has translated its titles.
 NAV = [
@@ -81,58 +70,19 @@ POST_BUILD = [
 ]
 
 
-def on_config(config):
-    for step in CONFIG:
-        config = step(config) or config
-    return config
+def run(steps: list):
+    """The event function running ``steps`` in order, each given the item the last returned."""
+    def event(*item, **context):
+        for step in steps:
+            out = step(*item, **context)
+            item = (out,) if item and out is not None else item
+        return item[0] if item else None
+    return event
 
 
-def on_pre_build(*, config) -> None:
-    for step in PRE_BUILD:
-        step(config=config)
-
-
-# MkDocs runs hooks after plugins for an event of equal priority; 50 puts this one first, before
-# mkdocs-jupyter's (https://www.mkdocs.org/dev-guide/plugins/#event-priorities).
-@event_priority(50)
-def on_files(files, *, config):
-    for step in FILES:
-        files = step(files, config=config) or files
-    return files
-
-
-# After the i18n plugin's on_nav (priority -100), which translates the titles this marks.
-@event_priority(-150)
-def on_nav(nav, *, config, files):
-    for step in NAV:
-        nav = step(nav, config=config, files=files) or nav
-    return nav
-
-
-def on_page_markdown(markdown: str, *, page, config, files) -> str:
-    for step in PAGE_MARKDOWN:
-        markdown = step(markdown, page=page, config=config, files=files)
-    return markdown
-
-
-def on_page_content(html: str, *, page, config, files) -> str:
-    for step in PAGE_CONTENT:
-        html = step(html, page=page, config=config, files=files)
-    return html
-
-
-def on_page_context(context, *, page, config, nav):
-    for step in PAGE_CONTEXT:
-        context = step(context, page=page, config=config, nav=nav) or context
-    return context
-
-
-def on_post_page(output: str, *, page, config) -> str:
-    for step in POST_PAGE:
-        output = step(output, page=page, config=config)
-    return output
-
-
-def on_post_build(*, config) -> None:
-    for step in POST_BUILD:
-        step(config=config)
+# MkDocs runs higher priorities first, and hooks after plugins of equal priority
+# (https://www.mkdocs.org/dev-guide/plugins/#event-priorities); the i18n plugin's on_nav is -100.
+on_config, on_pre_build, on_page_markdown = run(CONFIG), run(PRE_BUILD), run(PAGE_MARKDOWN)
+on_files, on_nav = event_priority(50)(run(FILES)), event_priority(-150)(run(NAV))
+on_page_content, on_page_context = run(PAGE_CONTENT), run(PAGE_CONTEXT)
+on_post_page, on_post_build = run(POST_PAGE), run(POST_BUILD)

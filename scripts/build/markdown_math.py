@@ -1,23 +1,7 @@
-"""Math written in LaTeX, rendered to MathML as each page's Markdown is converted.
-
-Pages write block math in a ```` ```math ```` fence and inline math as `` `#!math x^2` ``.
-This module is a Markdown extension (``mkdocs.yml`` lists it as ``scripts.build.markdown_math``,
-after pymdownx.superfences and pymdownx.inlinehilite): it adds ``math`` to those two extensions as a
-custom fence and a custom inline, as their own ``custom_fences`` and ``custom_inline`` settings
-would, so that ``mkdocs.yml`` names no Python object and runs no code while it is read. Any engine
-that loads Markdown extensions by name renders the math: MkDocs, ProperDocs, Zensical. The LaTeX is
-converted by latex2mathml into ``<math>`` elements that browsers render natively (MathML Core), so
-no script and no CDN is needed and a page makes no third-party request for its math.
-
-A block may hold several lines: ``\\`` at the top level of the LaTeX (outside braces and
-environments) ends one, and each line becomes a display ``<math>`` of its own, stacked, centred.
-(latex2mathml turns ``aligned`` into ``<mspace linebreak>``, which MathML Core does not break
-on.) A formula wider than the column scrolls inside its box; the box can take the keyboard's
-focus (``tabindex="0"``, WCAG 2.1.1) and is labelled with the formula's source.
-
-Raises :class:`MathError` (a ``ValueError``) when a formula cannot be converted, with the
-formula: the page's conversion, and so the build, fails. The module imports nothing of MkDocs.
-"""
+"""The Markdown extension that renders math to MathML at build time with latex2mathml (no script,
+no CDN). ``mkdocs.yml`` lists it by name after pymdownx.superfences and pymdownx.inlinehilite; it
+adds to them a ```` ```math ```` fence and a `` `#!math …` `` inline (CONTRIBUTING.md, "Blocks that
+do not run")."""
 
 from __future__ import annotations
 
@@ -26,20 +10,17 @@ import re
 from xml.etree import ElementTree as etree
 
 from latex2mathml.converter import convert
-from markdown import Extension, Markdown
+from markdown import Extension
 from pymdownx.inlinehilite import InlineHiliteException, InlineHilitePattern
 from pymdownx.superfences import SuperFencesCodeExtension, SuperFencesException, default_validator
 
-#: The optional spacing after a line break, ``[4pt]`` in ``\\[4pt]``.
-_SPACING = re.compile(r"\s*\[[^\]]*\]")
+#: What a block formula's lines are cut at: ``\\`` (and its spacing, ``[4pt]``), or a group's edge.
+_CUT = re.compile(r"\\[{}]|\\begin(?={)|\\end(?={)|[{}]|\\\\(?:\s*\[[^\]]*\])?")
 
 
 class MathError(SuperFencesException, InlineHiliteException, ValueError):
-    """A formula latex2mathml cannot convert; the message holds the formula and the reason.
-
-    pymdownx turns any other exception of a formatter into the fence's raw text, silently; these
-    two classes are the ones it lets through, so a bad formula fails the page's conversion.
-    """
+    """A formula latex2mathml cannot convert. pymdownx shows the raw text of a fence whose
+    formatter raises anything but these two bases, so this fails the page instead."""
 
 
 def _to_mathml(latex: str, display: str) -> str:
@@ -50,61 +31,41 @@ def _to_mathml(latex: str, display: str) -> str:
 
 
 def split_lines(latex: str) -> list[str]:
-    r"""The lines of a block formula: ``latex`` cut at each ``\\`` outside braces and
-    ``\begin{…}…\end{…}`` environments, each stripped; empty lines left out. Escaped braces
-    (``\{``, ``\}``) are characters, not groups; the spacing of a line break (``\\[4pt]``)
-    is dropped with it."""
-    lines, depth, start, i = [], 0, 0, 0
-    while i < len(latex):
-        if latex.startswith(("\\{", "\\}"), i):
-            i += 2
-            continue
-        if latex.startswith("\\begin{", i) or latex[i] == "{":
+    r"""The lines of a block formula, stripped, empty ones left out: ``latex`` cut at each
+    ``\\`` (with its spacing, ``\\[4pt]``) outside braces and ``\begin…\end`` environments."""
+    lines, depth, start = [], 0, 0
+    for m in _CUT.finditer(latex):
+        if m[0] in ("{", "\\begin"):
             depth += 1
-        elif latex.startswith("\\end{", i) or latex[i] == "}":
+        elif m[0] in ("}", "\\end"):
             depth -= 1
-        if latex.startswith("\\\\", i):
-            if depth == 0:
-                lines.append(latex[start:i])
-                start = i + 2
-                spacing = _SPACING.match(latex, start)
-                if spacing:
-                    start = spacing.end()
-            i += 2
-            continue
-        i += 1
+        elif m[0].startswith("\\\\") and depth == 0:
+            lines.append(latex[start:m.start()])
+            start = m.end()
     lines.append(latex[start:])
     return [line.strip() for line in lines if line.strip()]
 
 
 def math_block(src: str, language: str, options, md, **kwargs) -> str:
-    """superfences formatter: a ```` ```math ```` fence becomes a box of block ``<math>``
-    elements, one per line (:func:`split_lines`)."""
+    """superfences formatter: a focusable box labelled with the source, holding one display
+    ``<math>`` per line (:func:`split_lines`; MathML Core breaks no line itself)."""
     mathml = "".join(_to_mathml(line, "block") for line in split_lines(src))
-    label = html.escape(" ".join(src.split()), quote=True)
-    return (f'<div class="arithmatex" role="math" tabindex="0" aria-label="{label}">'
-            f"{mathml}</div>")
+    label = html.escape(" ".join(src.split()))
+    return f'<div class="arithmatex" role="math" tabindex="0" aria-label="{label}">{mathml}</div>'
 
 
 def math_inline(src: str, language: str, md) -> etree.Element:
-    """inlinehilite formatter: `` `#!math …` `` becomes an inline ``<math>`` element.
-
-    The MathML is stashed so that Markdown's inline processors leave it untouched.
-    """
+    """inlinehilite formatter: an inline ``<math>``, stashed so Markdown leaves it untouched."""
     el = etree.Element("span", {"class": "arithmatex"})
     el.text = md.htmlStash.store(_to_mathml(src, "inline"))
     return el
 
 
 class MathExtension(Extension):
-    """Adds the ``math`` fence and the ``#!math`` inline to pymdownx.superfences and
-    pymdownx.inlinehilite, through their ``extend_super_fences`` and ``extend_custom_inline``.
+    """Adds ``math`` to pymdownx.superfences and pymdownx.inlinehilite. Raises ``ValueError``
+    when they are not loaded before it."""
 
-    Raises ``ValueError`` when either extension is not loaded before this one (list
-    ``scripts.build.markdown_math`` after them under ``markdown_extensions``).
-    """
-
-    def extendMarkdown(self, md: Markdown) -> None:  # noqa: N802 - Python-Markdown's name
+    def extendMarkdown(self, md) -> None:  # noqa: N802 - Python-Markdown's name
         fences = [e for e in md.registeredExtensions if isinstance(e, SuperFencesCodeExtension)]
         spans = md.inlinePatterns["backtick"] if "backtick" in md.inlinePatterns else None
         if not fences or not isinstance(spans, InlineHilitePattern):
@@ -114,7 +75,4 @@ class MathExtension(Extension):
         spans.extend_custom_inline("math", math_inline)
 
 
-def makeExtension(**kwargs) -> MathExtension:  # noqa: N802 - Python-Markdown's name
-    """The extension, as Python-Markdown loads it by module name
-    (``scripts.build.markdown_math``)."""
-    return MathExtension(**kwargs)
+makeExtension = MathExtension  # what Python-Markdown calls to load the extension by module name

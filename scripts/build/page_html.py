@@ -1,66 +1,124 @@
-"""Build step: one pass over a page's HTML for the steps that rewrite elements in place.
+"""Build step: one pass over a page's HTML for every step that rewrites an element in place.
 
-Each step names the elements it reads with one pattern and rewrites each with one function:
-
-* a code block (:data:`scripts.build.code_heights.BLOCK`): its line count, keyboard focus and
-  search exclusion (:func:`~scripts.build.code_heights.annotate_block`), then its snippet title
-  linked to the file (:func:`~scripts.build.source_links.link_title`);
-* a figure's image (:data:`scripts.build.figure_links.FIGURE_IMG`): a link to its SVG;
-* an ``<abbr>`` of the glossary (:data:`scripts.build.glossary.ABBR_TAG`) and an inline code that
-  is a glossary term (:data:`scripts.build.glossary.CODE_TERM`): a tooltip on a term's first use
-  on the page only.
-
-The patterns are joined into one regular expression, :data:`ELEMENTS`, which reads the page once,
-left to right; each match goes to its step's function by the name of the alternative that
-matched (one parser, one dispatch). The glossary is read once per version of its file.
+:data:`ELEMENTS` reads the page once, left to right, one named alternative per kind of element;
+:data:`HANDLERS` rewrites each match by its kind (one parser, one dispatch). CONTRIBUTING.md
+("How the build works") says why each rewrite is made.
 """
 
 from __future__ import annotations
 
+import functools
+import html
 import re
+from pathlib import Path
+from types import SimpleNamespace
 
-from mkdocs.config.defaults import MkDocsConfig
-from mkdocs.structure.pages import Page
+from mkdocs.exceptions import PluginError
 
 from scripts import root_of
-from scripts.build import code_heights, figure_links, glossary, source_links
+from scripts.build import zh
 
-#: Every element a step rewrites, one named alternative per kind, tried in this order.
-ELEMENTS = re.compile("|".join(f"(?P<{kind}>{pattern.pattern})" for kind, pattern in [
-    ("block", code_heights.BLOCK), ("figure", figure_links.FIGURE_IMG),
-    ("abbr", glossary.ABBR_TAG), ("code", glossary.CODE_TERM), ("snippet", source_links.TITLE),
-]), re.S)
-
-
-def rewrite(page_html: str, config: MkDocsConfig, page: Page | None = None) -> str:
-    """``page_html`` with every element of :data:`ELEMENTS` rewritten by its step, in one pass.
-    A Chinese ``page`` gets the Chinese glossary's terms. Raises ``PluginError`` for an unreadable
-    glossary or a snippet title naming a missing file."""
-    terms, seen, root = glossary.terms_of(config, page), set(), root_of(config)
-
-    def title(match: re.Match) -> str:
-        return source_links.link_title(match, config, root)
-
-    def dispatch(match: re.Match) -> str:
-        kind = match.lastgroup
-        if kind == "block":
-            return source_links.TITLE.sub(title, code_heights.annotate_block(match))
-        if kind == "figure":
-            return figure_links.link_figure(match)
-        if kind == "abbr":
-            return glossary.first_use(match, seen)
-        if kind == "code":
-            wrapped = glossary.wrap_term(match, terms)
-            if wrapped == match[0] or match["term"] in seen:
-                return match[0]
-            seen.add(match["term"])
-            return wrapped
-        return title(match)
-
-    return ELEMENTS.sub(dispatch, page_html)
+#: The glossary file, relative to the project root (also mkdocs.yml's ``auto_append``).
+GLOSSARY = "snippets/glossary.md"
+FIGURE_TITLE = "Open the figure full size"
+TAG = re.compile(r"<[^>]+>")
+#: Each kind of element, as Python-Markdown, pymdownx.highlight and the notebook step write it.
+ELEMENTS = re.compile("|".join(f"(?P<{kind}>{pattern})" for kind, pattern in {
+    # a code block: its <div>, its title bar if it has one, its <pre> (code escapes "</pre>")
+    "block": r'(?P<div><div class="(?:[^"]*\s)?highlight(?:\s[^"]*)?")(?P<attrs>[^>]*)>'
+             r'(?P<title>\s*(?:<span class="filename">[^<]*</span>\s*)?)(?P<pre><pre\b.*?</pre>)',
+    "figure": r'<img\b[^>]*?\ssrc="(?P<svg>[^"#]+\.svg)#only-(?P<palette>light|dark)"[^>]*>',
+    "abbr": r'<abbr title="[^"]*">(?P<inner>.*?)</abbr>',
+    # an inline code without attributes, not a code block's
+    "code": r"(?<!<pre>)<code>(?P<term>[^<]*)</code>",
+}.items()), re.S)
+#: A code block's title that starts with a file under snippets/.
+SNIPPET = re.compile(r'<span class="filename">(?P<path>snippets/[\w./-]+)')
 
 
-def on_page_content(html_: str, *, page: Page, config: MkDocsConfig, files) -> str:
-    """Rewrite the page's code blocks, figures, glossary terms and snippet titles (MkDocs
-    event)."""
-    return rewrite(html_, config, page)
+def code_block(m: re.Match, page: SimpleNamespace) -> str:
+    """A code block with its line count (``--code-lines``, its height off screen), out of the
+    search index, its ``<code>`` focusable and its snippet title linked to the file. Raises
+    ``PluginError`` for a title naming a missing file."""
+    lines = html.unescape(TAG.sub("", m["pre"])).removesuffix("\n").count("\n") + 1
+    title = SNIPPET.sub(lambda t: snippet_link(t["path"], page.config), m["title"])
+    pre = m["pre"].replace("<code", '<code tabindex="0"', 1)
+    return f'{m["div"]} data-search-exclude{m["attrs"]} style="--code-lines: {lines}">{title}{pre}'
+
+
+def snippet_link(path: str, config) -> str:
+    """The opening of a title whose ``path`` links to the file in the repository, on the branch
+    ``edit_uri`` names (``main`` when it names none)."""
+    if not (root_of(config) / html.unescape(path)).is_file():
+        raise PluginError(f"a code block's title names {path}, which does not exist")
+    branch = re.match(r"/?(?:edit|blob)/([^/]+)", config.edit_uri or "")
+    href = f"{config.repo_url.rstrip('/')}/blob/{branch[1] if branch else 'main'}/{path}"
+    return f'<span class="filename"><a href="{html.escape(href)}">{path}</a>'
+
+
+def figure(m: re.Match, page: SimpleNamespace) -> str:
+    """A figure's image inside a link to its SVG; the light image of a page's first figure, when
+    no ``<h2>`` comes before it, eager and of high priority instead of lazy."""
+    img = m[0]
+    if page.first_figure and m["palette"] == "light":
+        page.first_figure = False
+        if m.string.find("<h2", 0, m.start()) < 0:
+            img = img.replace(' loading="lazy"', ' fetchpriority="high"', 1)
+    return f'<a class="figure-full" href="{m["svg"]}" title="{FIGURE_TITLE}">{img}</a>'
+
+
+def abbr(m: re.Match, page: SimpleNamespace) -> str:
+    """A glossary ``<abbr>`` kept on its term's first use on the page, unwrapped after."""
+    term = TAG.sub("", m["inner"])
+    if term in page.seen:
+        return m["inner"]
+    page.seen.add(term)
+    return m[0]
+
+
+def code(m: re.Match, page: SimpleNamespace) -> str:
+    """An inline code whose whole text is a glossary term, in that term's ``<abbr>`` on the
+    term's first use on the page; any other as it is."""
+    definition = page.terms.get(html.unescape(m["term"]))
+    if definition is None or m["term"] in page.seen:
+        return m[0]
+    page.seen.add(m["term"])
+    return f'<abbr title="{html.escape(definition)}">{m[0]}</abbr>'
+
+
+HANDLERS = {"block": code_block, "figure": figure, "abbr": abbr, "code": code}
+
+
+def rewrite(page_html: str, config, terms: dict[str, str]) -> str:
+    """``page_html`` with each element of :data:`ELEMENTS` rewritten by its handler, in one
+    pass; ``terms`` are the glossary's. Raises ``PluginError`` as :func:`code_block` does."""
+    # what the handlers share: the terms met so far, whether the first light figure is ahead
+    page = SimpleNamespace(config=config, terms=terms, seen=set(), first_figure=True)
+    return ELEMENTS.sub(lambda m: HANDLERS[m.lastgroup](m, page), page_html)
+
+
+@functools.lru_cache(maxsize=4)
+def _read_glossary(path: Path, mtime_ns: int) -> dict[str, str]:
+    terms: dict[str, str] = {}
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        m = re.fullmatch(r"\*\[(?P<term>[^\]]+)\]: (?P<definition>.+)", line)
+        if not m or m["term"] in terms:
+            raise PluginError(f"{path.name}:{n}: not a new term's definition: {line!r}")
+        terms[m["term"]] = m["definition"]
+    return terms
+
+
+def glossary_terms(path: Path) -> dict[str, str]:
+    """Term -> definition of an abbreviations file (``*[term]: definition`` lines), read once
+    per version of the file. Raises ``PluginError`` naming a line of any other form or a term
+    defined twice (the file is appended to every page)."""
+    return dict(_read_glossary(path, path.stat().st_mtime_ns))
+
+
+def on_page_content(page_html: str, *, page, config, files) -> str:
+    """Rewrite the page's elements (MkDocs event), with the glossary's terms, a Chinese page's
+    from the Chinese glossary (:func:`scripts.build.zh.glossary_terms_for`)."""
+    terms = zh.glossary_terms_for(page, config)
+    if terms is None:
+        terms = glossary_terms(root_of(config) / GLOSSARY)
+    return rewrite(page_html, config, terms)

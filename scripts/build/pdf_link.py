@@ -1,31 +1,20 @@
-"""Build step: the stand-in for the whole site's PDF, ``embedding-executed.pdf``.
-
-The home page links the PDF, so every build holds a file of that name, for its link to validate:
-a one-page PDF saying how the real one is made. ``python -m scripts site-pdf`` prints the real
-one from a built site and writes it over this one; the audits and the Pages workflow run it.
-"""
+"""Build step: a one-page stand-in for the whole site's PDF, which the home page links, saying
+how the real one is made (``python -m scripts site-pdf`` writes that over it)."""
 
 from __future__ import annotations
 
-from mkdocs.config.defaults import MkDocsConfig
-from mkdocs.structure.files import File, Files
+from mkdocs.structure.files import File
 
-#: The PDF's path in the site; ``docs/index.md`` links it.
 PDF_NAME = "embedding-executed.pdf"
-#: What the stand-in says.
 STAND_IN = [f"{PDF_NAME} is printed from a built site by: python -m scripts site-pdf --site DIR",
             "(the published site holds it)."]
 
 
 def placeholder_pdf(lines: list[str]) -> bytes:
-    """A one-page PDF showing ``lines`` (Latin-1 text), the stand-in for a site without the
-    real PDF."""
-    def literal(text: str) -> bytes:
-        escaped = text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
-        return b"(" + escaped.encode("latin-1", "replace") + b")"
-
+    """A one-page PDF (bytes) showing ``lines`` (Latin-1 text)."""
+    escaped = (line.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)") for line in lines)
     stream = b"BT /F1 12 Tf 16 TL 56 780 Td " + b" ".join(
-        literal(line) + b" '" for line in lines) + b" ET"
+        b"(" + text.encode("latin-1", "replace") + b") '" for text in escaped) + b" ET"
     objects = [
         b"<< /Type /Catalog /Pages 2 0 R >>",
         b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
@@ -46,7 +35,7 @@ def placeholder_pdf(lines: list[str]) -> bytes:
     return bytes(out)
 
 
-def on_files(files: Files, *, config: MkDocsConfig) -> Files:
+def on_files(files, *, config):
     """Add the stand-in PDF to the site's files (MkDocs event)."""
     files.append(File.generated(config, PDF_NAME, content=placeholder_pdf(STAND_IN)))
     return files
