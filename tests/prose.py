@@ -39,7 +39,7 @@ from bs4 import BeautifulSoup
 from mkdocs.utils.meta import get_data
 
 from scripts import ROOT
-from scripts.build.zh_sections import TOC_EXTENSIONS
+from scripts.commands.translations import TOC_EXTENSIONS
 
 #: The pages measured: every English Markdown page of the site (a Chinese page, ``*.zh.md``, has
 #: rules of its own: ``tests/test_zh_prose.py``).

@@ -30,19 +30,18 @@ from scripts.build import (
 CONFIG = [
     reproducible.on_config,  # SOURCE_DATE_EPOCH, before MkDocs dates any page
     matrix_notes.on_config,  # the torch matrix's record and the claim register, read once
-    zh.on_config,  # the i18n plugin sorts by language only the files read from docs/
+    zh.on_config,  # jieba learns the site's Chinese terms
 ]
 #: ``on_pre_build``: the execute stage.
 PRE_BUILD = [
     execute_stage.on_pre_build,  # stale figures drawn, notebooks executed: before any page renders
 ]
-#: ``on_files``: files produced by code join the site. Runs before the plugins' ``on_files``
-#: (see :func:`on_files`): mkdocs-jupyter's must find the notebook pages already pointing at
-#: their executed copies.
+#: ``on_files``: files produced by code join the site, after the plugins' ``on_files`` (see
+#: :func:`on_files`): the i18n plugin sorts only the files of ``docs/``.
 FILES = [
     execute_stage.on_files,  # what the stage made: executed notebooks, figures, downloads
     pdf_link.on_files,  # a stand-in for the whole site's PDF (python -m scripts site-pdf)
-    zh.on_files,  # the Chinese build: the Chinese PDF's stand-in, at zh/
+    zh.on_files,  # executed notebooks as pages (under zh/ in the Chinese build); the Chinese PDF
 ]
 #: ``on_page_markdown``: what a page shows beside its Markdown.
 PAGE_MARKDOWN = [
@@ -75,10 +74,14 @@ PAGE_CONTEXT = [
 POST_PAGE = [
     zh.on_post_page,  # the Chinese build's pages load the Chinese search index
 ]
-#: ``on_post_build``: caches pruned.
+#: ``on_post_template``: theme templates such as the 404 page.
+POST_TEMPLATE = [
+    zh.on_post_template,  # the Chinese build's 404 page at zh/404.html
+]
+#: ``on_post_build``: caches pruned, after the i18n plugin's (which builds the Chinese site).
 POST_BUILD = [
     execute_stage.on_post_build,  # the cache pruned: one policy for every store
-    zh.on_post_build,  # the Chinese build: its own search index, at zh/search/
+    zh.on_post_build,  # the search index split by language (zh/search/); zh/sitemap.xml
 ]
 
 
@@ -93,9 +96,9 @@ def on_pre_build(*, config) -> None:
         step(config=config)
 
 
-# MkDocs runs hooks after plugins for an event of equal priority; 50 puts this one first, before
-# mkdocs-jupyter's (https://www.mkdocs.org/dev-guide/plugins/#event-priorities).
-@event_priority(50)
+# After the i18n plugin's on_files (priority -100), which drops pages from outside docs/ and
+# cannot read generated files (https://www.mkdocs.org/dev-guide/plugins/#event-priorities).
+@event_priority(-150)
 def on_files(files, *, config):
     for step in FILES:
         files = step(files, config=config) or files
@@ -134,6 +137,15 @@ def on_post_page(output: str, *, page, config) -> str:
     return output
 
 
+def on_post_template(output: str, *, template_name, config) -> str:
+    for step in POST_TEMPLATE:
+        output = step(output, template_name=template_name, config=config)
+    return output
+
+
+# After the i18n plugin's on_post_build (priority -100), which builds the Chinese site and
+# writes the search index of both languages.
+@event_priority(-150)
 def on_post_build(*, config) -> None:
     for step in POST_BUILD:
         step(config=config)
