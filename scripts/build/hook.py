@@ -30,7 +30,6 @@ from scripts.build import (
 CONFIG = [
     reproducible.on_config,  # SOURCE_DATE_EPOCH, before MkDocs dates any page
     matrix_notes.on_config,  # the torch matrix's record and the claim register, read once
-    zh.on_config,  # jieba learns the site's Chinese terms
 ]
 #: ``on_pre_build``: the execute stage.
 PRE_BUILD = [

@@ -6,34 +6,34 @@ mkdocs-static-i18n builds the English site, then the Chinese one inside the Engl
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 import logging
 import re
 from pathlib import Path
 
-import jieba
-import yaml
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
-from mkdocs.structure.files import File, Files
+from mkdocs.structure.files import File
 from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url, write_file
 
-from scripts import root_of
 from scripts.build.pdf_link import PDF_NAME, STAND_IN, placeholder_pdf
-from scripts.build.zh_sections import HAN, current_pairs, sections
+from scripts.build.zh_sections import current_pairs, sections
 
-ZH, ENGLISH_MARK = "zh", "（英文）"  # the Chinese locale; after a page's title if not translated
-NOTES = {"stale": '!!! warning "英文原文已更新"\n    本节的英文原文在翻译之后有了改动，'
-                  '下面的中文可能已经过时。请以<a href="{href}" hreflang="en">当前的英文原文</a>为准。',
-         "missing": '!!! warning "本节尚未翻译"\n    英文页面在这里有一节还没有中文译文：'
-                    '<a href="{href}" hreflang="en">{heading}</a>（英文）。'}
-ENGLISH_PAGE = ('<div class="admonition note" lang="zh"><p class="admonition-title">英文页面</p>'
-                '<p>本页尚无中文版，下面是英文原文。</p></div>')
-TERMS_FILE = "snippets/data/zh-terms.yml"  # the edition's term list, from the project root
+# jieba logs its dictionary's loading on stderr when Material's search plugin (jieba_dict_user in
+# mkdocs.yml) loads it, in its on_config: quiet from the moment MkDocs imports the build hook.
+logging.getLogger("jieba").setLevel(logging.WARNING)
+ZH, ENGLISH_MARK = "zh", "（英文）"  # the locale; after the title of a page not translated
+STALE = ('!!! warning "英文原文已更新"\n    本节的英文原文在翻译之后有了改动，下面的中文可能已经'
+         '过时。请以<a href="{href}" hreflang="en">当前的英文原文</a>为准。')
+MISSING = ('!!! warning "本节尚未翻译"\n    英文页面在这里有一节还没有中文译文：'
+           '<a href="{href}" hreflang="en">{heading}</a>（英文）。')
+ENGLISH_PAGE = ('<div class="admonition note" lang="zh"><p class="admonition-title">英文页面'
+                '</p><p>本页尚无中文版，下面是英文原文。</p></div>')
 CJK = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]")
-#: Text that gets no tooltip (code, links, headings, a code block's title...), and any tag.
+#: Text without tooltips (code, links, headings, a code block's title...), and any other tag.
 NO_TERMS = (r"<!--.*?-->|<(code|pre|a|h[1-6]|abbr|script|style|svg|math|figcaption|summary|"
             r'button|label|textarea|title)\b.*?</\1>|<span class="filename".*?</span>|<[^>]*>')
 #: The facts line's English phrases (page_facts.py, matrix_notes.py) in Chinese, in this order.
@@ -58,7 +58,6 @@ FACTS = [(re.compile(a), b) for a, b in [
 
 
 def build_language(config: MkDocsConfig) -> str:
-    """The language being built (``"en"`` without the i18n plugin)."""
     plugin = config.plugins.get("i18n")
     return (plugin.current_language or plugin.default_language) if plugin else "en"
 
@@ -71,16 +70,15 @@ def stale_notes(english: str, chinese: str, english_href: str) -> str:
     """``chinese`` with a note under the heading of each stale section and where each missing
     one belongs, linking ``english_href#anchor``. Raises ``ValueError`` without a ``#`` title."""
     en, translated, lines, notes = sections(english), sections(chinese), chinese.splitlines(), {}
-    zh, current = {s.anchor: s for s in translated}, {e.anchor for e, _ in
-                                                      current_pairs(en, translated)}
+    zh, current = {s.anchor: s for s in translated}, [e for e, _ in current_pairs(en, translated)]
     for n, section in enumerate(en):
         href = html.escape(english_href + (f"#{section.anchor}" if section.anchor else ""))
         if section.anchor not in zh:
             at = next((zh[s.anchor].start for s in en[n + 1:] if s.anchor in zh), len(lines))
-            text = NOTES["missing"].format(href=href, heading=html.escape(section.heading))
-        elif section.anchor not in current:
-            mine = zh[section.anchor]
-            at, text = mine.start + (2 if mine.marker else 1), NOTES["stale"].format(href=href)
+            text = MISSING.format(href=href, heading=html.escape(section.heading))
+        elif section not in current:
+            at = zh[section.anchor].start + (2 if zh[section.anchor].marker else 1)
+            text = STALE.format(href=href)
         else:
             continue
         notes.setdefault(at, []).extend(["", *text.split("\n"), ""])
@@ -101,17 +99,14 @@ def zh_glossary(text: str) -> dict[str, str]:
                 break
             glue = CJK.match(definition[-1:]) or CJK.match(part.strip()[:1])
             definition += ("" if glue else " ") + part.strip()
-        term = re.sub(r"（[^（）]*）$", "", lines[i - 1].strip()).strip()
-        terms.setdefault(term, re.sub(r"`([^`]*)`|\*\*?([^*]+)\*\*?", lambda m: m[1] or m[2],
-                                      definition).strip())
+        terms.setdefault(re.sub(r"（[^（）]*）$", "", lines[i - 1].strip()).strip(), re.sub(
+            r"`([^`]*)`|\*\*?([^*]+)\*\*?", lambda m: m[1] or m[2], definition).strip())
     return terms
 
 
 def wrap_text_terms(page_html: str, terms: dict[str, str]) -> str:
     """``page_html`` with each term's first use in text (not in :data:`NO_TERMS`) in
-    ``<abbr title="definition">``, which ``abbr``'s ``\\b`` never finds inside Chinese text."""
-    if not terms:
-        return page_html
+    ``<abbr title="definition">``: ``abbr``'s ``\\b`` never matches inside Chinese text."""
     escaped = {html.escape(t, quote=False): t for t in sorted(terms, key=len, reverse=True)}
     seen = set()
 
@@ -122,7 +117,8 @@ def wrap_text_terms(page_html: str, terms: dict[str, str]) -> str:
         seen.add(term)
         return f'<abbr title="{html.escape(terms[term])}">{m[0]}</abbr>'
 
-    return re.sub(f"{NO_TERMS}|{'|'.join(map(re.escape, escaped))}", wrap, page_html, flags=re.S)
+    words = "".join(f"|{re.escape(t)}" for t in escaped)
+    return re.sub(NO_TERMS + words, wrap, page_html, flags=re.S) if terms else page_html
 
 
 def glossary_terms_for(page: Page, config: MkDocsConfig) -> dict[str, str] | None:
@@ -135,13 +131,8 @@ def glossary_terms_for(page: Page, config: MkDocsConfig) -> dict[str, str] | Non
 
 def facts_in_chinese(page_html: str) -> str:
     """``page_html`` with the facts line under its title in Chinese (same numbers and links)."""
-    def translate(m: re.Match) -> str:
-        line = m[0]
-        for pattern, repl in FACTS:
-            line = pattern.sub(repl, line)
-        return line
-
-    return re.sub(r'<p class="page-facts">.*?</p>', translate, page_html, count=1, flags=re.S)
+    return re.sub(r'<p class="page-facts">.*?</p>', lambda m: functools.reduce(
+        lambda line, fact: fact[0].sub(fact[1], line), FACTS, m[0]), page_html, count=1, flags=re.S)
 
 
 def formulas_without_language(page_html: str) -> str:
@@ -151,29 +142,6 @@ def formulas_without_language(page_html: str) -> str:
                   page_html)
 
 
-def site_words(root: Path, docs: Path) -> list[str]:
-    """The Chinese terms (Han characters) of :data:`TERMS_FILE` and ``docs/glossary.zh.md``."""
-    terms, glossary = root / TERMS_FILE, docs / "glossary.zh.md"
-    entries = yaml.safe_load(terms.read_text(encoding="utf-8")) if terms.is_file() else None
-    words = {str(e.get("zh", "")) for e in entries or [] if isinstance(e, dict)}
-    if glossary.is_file():
-        words |= set(zh_glossary(glossary.read_text(encoding="utf-8")))
-    return sorted(w for w in words if HAN.search(w))
-
-
-def add_site_words(root: Path, docs: Path) -> None:
-    """Teach jieba (Material's search segments Chinese with it) the :func:`site_words`: its own
-    dictionary cuts 查找表 in two, and a reader's query, not segmented, would match nothing."""
-    for word in site_words(root, docs):
-        jieba.add_word(word)
-
-
-def on_config(config: MkDocsConfig) -> MkDocsConfig:
-    logging.getLogger("jieba").setLevel(logging.WARNING)  # its dictionary's loading, on stderr
-    add_site_words(root_of(config), Path(config.docs_dir))
-    return config
-
-
 class NotebookPage(File):
     """An executed notebook as a page (mkdocs-jupyter renders any page whose source is .ipynb)."""
 
@@ -181,7 +149,7 @@ class NotebookPage(File):
         return True
 
 
-def on_files(files: Files, *, config: MkDocsConfig) -> Files:
+def on_files(files, *, config: MkDocsConfig):
     """After the i18n plugin's (which drops pages from outside ``docs/``): each executed notebook
     a page, in the Chinese build under ``zh/`` with its download; the Chinese PDF stand-in."""
     docs, zh = Path(config.docs_dir).resolve(), build_language(config) == ZH
@@ -242,7 +210,7 @@ def on_page_context(context, *, page: Page, config: MkDocsConfig, nav):
     """The language selector: ``link`` each language's root (Material reads its sitemap there),
     ``page`` this page in it (``docs/.overrides/partials/alternate.html``)."""
     path = page.url.removeprefix(f"{ZH}/") if page.url != f"{ZH}/" else ""
-    for alternate in getattr(config.extra, "alternate", None) or config.extra.get("alternate") or []:
+    for alternate in getattr(config.extra, "alternate", None) or config.extra.get("alternate"):
         alternate["link"] = f"{ZH}/" if alternate["lang"] == ZH else ""
         alternate["page"] = alternate["link"] + path
     return context
@@ -269,18 +237,18 @@ def on_post_build(*, config: MkDocsConfig) -> None:
     Material's Chinese search settings; ``zh/`` gets the sitemap (Material reads it there)."""
     site = Path(config.site_dir)
     index = site / "search" / "search_index.json"
-    if not (site / ZH).is_dir() or not index.is_file():
+    if not (site / ZH).is_dir():
         return
-    data = json.loads(index.read_text(encoding="utf-8"))
-    lang = config.theme.get_env().get_template(  # Material's strings, as its templates read them
+    data, lang = json.loads(index.read_text(encoding="utf-8")), config.theme.get_env().get_template(
         "partials/language.html", None, {"config": {"theme": {"language": ZH}}}).module
     settings = {"lang": [str(lang.t("search.config.lang"))],
                 "separator": str(lang.t("search.config.separator")),
                 "pipeline": re.findall(r"[^\s,]+", str(lang.t("search.config.pipeline"))),
                 "fields": data["config"]["fields"]}
     zh = [{**d, "location": d["location"][3:]} for d in data["docs"] if d["location"][:3] == "zh/"]
+    en = [d for d in data["docs"] if d["location"][:3] != "zh/"]
     for path, out in [(site / ZH / "search" / index.name, {"config": settings, "docs": zh}),
-                      (index, {**data, "docs": [d for d in data["docs"] if d["location"][:3] != "zh/"]})]:
+                      (index, {**data, "docs": en})]:
         write_file(json.dumps(out, separators=(",", ":")).encode(), str(path))
     for name in ("sitemap.xml", "sitemap.xml.gz"):
         write_file((site / name).read_bytes(), str(site / ZH / name))

@@ -1,9 +1,6 @@
-"""A page's sections and their fingerprints: which sections of a Chinese page (``<page>.zh.md``)
-have fallen behind the English page they translate.
-
-Sections start at the ``#`` title and at each ``##``/``###`` at the left margin; they pair up by
-anchor (a Chinese heading names the English one with ``{ #id }``). Under each Chinese heading,
-``<!-- en: 1a2b3c4d5e6f -->`` records the fingerprint of the English section it translates.
+"""A page's sections (its ``#`` title and each ``##``/``###`` at the left margin) and their
+fingerprints. A Chinese heading names its English section's anchor (``{ #id }``) and, on the
+next line, the fingerprint of the English text it translates (``<!-- en: 1a2b3c4d5e6f -->``).
 """
 
 from __future__ import annotations
@@ -16,25 +13,20 @@ from dataclasses import dataclass
 from markdown_it import MarkdownIt
 from mdit_py_plugins.front_matter import front_matter_plugin
 
-#: The comment under a Chinese heading that names the fingerprint of its English section.
 MARKER = re.compile(r"^<!-- en: ([0-9a-f]{12}) -->$")
-#: A heading's attribute list at its end, as attr_list reads it: ``{ #anchor }``.
-ATTR_ID = re.compile(r"\s*\{\s*#([\w-]+)[^}]*\}\s*$")
-#: A Chinese character (CJK Unified Ideographs and Extension A).
-HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+ATTR_ID = re.compile(r"\s*\{\s*#([\w-]+)[^}]*\}\s*$")  # ``{ #anchor }``, as attr_list reads it
+HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")  # a Chinese character
 
 
 @dataclass(frozen=True)
 class Section:
-    """One section: ``anchor`` (``""`` for the title's), ``heading`` as written, ``level`` 1-3,
-    0-based lines ``start``-``end`` (exclusive), its ``text``, and the fingerprint its
-    ``<!-- en: -->`` comment records (``marker``, else ``None``)."""
+    """``anchor`` (``""`` for the title's), ``heading`` as written, ``level`` 1-3, ``start`` (its
+    0-based first line), ``text`` and ``marker``, the fingerprint its comment records, or None."""
 
     anchor: str
     heading: str
     level: int
     start: int
-    end: int
     text: str
     marker: str | None
 
@@ -46,8 +38,8 @@ def slugify(text: str) -> str:
 
 
 def sections(text: str) -> list[Section]:
-    """The sections of a page's Markdown ``text`` (markdown-it-py, CommonMark); repeated ids
-    numbered as ``toc`` numbers them (``usage_1``). Raises ``ValueError`` without a ``#`` title."""
+    """The sections of a page's Markdown, read with markdown-it-py; a repeated id numbered as
+    ``toc`` numbers it (``usage_1``). Raises ``ValueError`` when the page has no ``#`` title."""
     tokens = MarkdownIt("commonmark").use(front_matter_plugin).parse(text)
     lines, heads, seen = text.splitlines(), [], {}
     for tok, inline in zip(tokens, tokens[1:]):
@@ -63,25 +55,22 @@ def sections(text: str) -> list[Section]:
         heads.append((tok.map[0], int(tok.tag[1]), ATTR_ID.sub("", inline.content).strip(), anchor))
     if not heads or heads[0][1] != 1:
         raise ValueError("a page must open with a '#' title")
-    out = []
-    for n, (start, level, heading, anchor) in enumerate(heads):
-        body = lines[start:heads[n + 1][0] if n + 1 < len(heads) else len(lines)]
-        marker = MARKER.match(body[1].strip()) if len(body) > 1 else None
-        out.append(Section(anchor, heading, level, start, start + len(body), "\n".join(body),
-                           marker and marker[1]))
-    return out
+    ends = [start for start, *_ in heads[1:]] + [len(lines)]
+    return [Section(anchor, heading, level, start, "\n".join(lines[start:end]),
+                    (m := MARKER.match(lines[start + 1].strip() if end > start + 1 else ""))
+                    and m[1]) for (start, level, heading, anchor), end in zip(heads, ends)]
 
 
 def fingerprint(section: Section) -> str:
-    """12 hex digits of the SHA-256 of a section's text, trailing blanks and blank lines at
-    either end left out (a word's edit changes it, a trailing space does not)."""
+    """12 hex digits of the SHA-256 of a section's text without trailing blanks or blank lines at
+    either end: editing a word changes it, a trailing space does not."""
     text = "\n".join(line.rstrip() for line in section.text.splitlines()).strip("\n")
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
 
 
 def current_pairs(english: list[Section], chinese: list[Section]) -> list[tuple[Section, Section]]:
     """The (English, Chinese) pairs whose Chinese section records its English section's
-    fingerprint and stands after the pair before it (a section moved out of order is stale)."""
+    fingerprint and stands after the pair before (a section moved out of order is stale)."""
     zh = {s.anchor: (n, s) for n, s in enumerate(chinese)}
     pairs, last = [], -1
     for section in english:
@@ -90,4 +79,3 @@ def current_pairs(english: list[Section], chinese: list[Section]) -> list[tuple[
             pairs.append((section, other))
             last = n
     return pairs
-
