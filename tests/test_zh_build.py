@@ -10,7 +10,7 @@ import re
 import markdown
 
 from scripts.build import zh
-from scripts.build.zh_sections import HAN, fingerprint, sections
+from scripts.build.zh import HAN, fingerprint, sections
 
 ENGLISH = """\
 # Rows
@@ -231,7 +231,7 @@ markdown_extensions: [admonition, attr_list, {toc: {permalink: true}}]
 PROJECT_HOOK = """\
 from mkdocs.plugins import event_priority
 from scripts.build import zh
-on_config, on_page_markdown, on_page_content = zh.on_config, zh.on_page_markdown, zh.on_page_content
+on_page_markdown, on_page_content = zh.on_page_markdown, zh.on_page_content
 on_page_context, on_post_page, on_post_template = zh.on_page_context, zh.on_post_page, zh.on_post_template
 on_nav, on_post_build = event_priority(-150)(zh.on_nav), event_priority(-150)(zh.on_post_build)
 """

@@ -1,18 +1,20 @@
-"""Build steps of the Simplified Chinese edition (``docs/<page>.zh.md``, at ``/zh/``).
-
-mkdocs-static-i18n builds the English site, then the Chinese one inside the English build's
-``on_post_build``; every step runs for each. See CONTRIBUTING.md, "How the build works".
-"""
+"""Build steps of the Simplified Chinese edition (``docs/<page>.zh.md``, at ``/zh/``), which
+mkdocs-static-i18n builds inside the English build's ``on_post_build``. See CONTRIBUTING.md."""
 
 from __future__ import annotations
 
 import functools
+import hashlib
 import html
 import json
 import logging
 import re
+import unicodedata
+from dataclasses import dataclass
 from pathlib import Path
 
+from markdown_it import MarkdownIt
+from mdit_py_plugins.front_matter import front_matter_plugin
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
@@ -20,10 +22,8 @@ from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url, write_file
 
 from scripts.build.pdf_link import PDF_NAME, STAND_IN, placeholder_pdf
-from scripts.build.zh_sections import current_pairs, sections
 
-# jieba logs its dictionary's loading on stderr when Material's search plugin (jieba_dict_user in
-# mkdocs.yml) loads it, in its on_config: quiet from the moment MkDocs imports the build hook.
+# jieba logs its dictionary's loading (Material's search, on_config) on stderr: quiet at import.
 logging.getLogger("jieba").setLevel(logging.WARNING)
 ZH, ENGLISH_MARK = "zh", "（英文）"  # the locale; after the title of a page not translated
 STALE = ('!!! warning "英文原文已更新"\n    本节的英文原文在翻译之后有了改动，下面的中文可能已经'
@@ -55,20 +55,76 @@ FACTS = [(re.compile(a), b) for a, b in [
     (r">(\d+) differs? on ([^<]*)</a>", r">\1 项在 \2 上不同</a>"),
     (r">not yet run on (\d+) CPU paths?</a>", r">尚未在 \1 条 CPU 路径上运行</a>"),
     (r"; ", "；"), (r"(\d), (?=\d)", r"\1、"), (r"(\d) and (\d)", r"\1 和 \2")]]
+MARKER = re.compile(r"^<!-- en: ([0-9a-f]{12}) -->$")  # under a Chinese heading: its English
+ATTR_ID = re.compile(r"\s*\{\s*#([\w-]+)[^}]*\}\s*$")  # ``{ #anchor }``, as attr_list reads it
+HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")  # a Chinese character
 
 
-def build_language(config: MkDocsConfig) -> str:
-    plugin = config.plugins.get("i18n")
-    return (plugin.current_language or plugin.default_language) if plugin else "en"
+@dataclass(frozen=True)
+class Section:
+    """A section: ``anchor`` ``""`` for the title's, ``start`` its first line (0-based)."""
+
+    anchor: str
+    heading: str
+    level: int
+    start: int
+    text: str
+    marker: str | None
+
+
+def slugify(text: str) -> str:
+    """The id Python-Markdown's ``toc`` gives a heading of rendered text ``text``."""
+    value = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    return re.sub(r"[-\s]+", "-", re.sub(r"[^\w\s-]", "", value).strip().lower())
+
+
+def sections(text: str) -> list[Section]:
+    """The sections of a page's Markdown, read with markdown-it-py; a repeated id numbered as
+    ``toc`` numbers it (``usage_1``). Raises ``ValueError`` when the page has no ``#`` title."""
+    tokens = MarkdownIt("commonmark").use(front_matter_plugin).parse(text)
+    lines, heads, seen = text.splitlines(), [], {}
+    for tok, inline in zip(tokens, tokens[1:]):
+        if tok.type != "heading_open" or tok.level != 0 or tok.tag not in ("h1", "h2", "h3"):
+            continue
+        match = ATTR_ID.search(inline.content)
+        anchor = "" if tok.tag == "h1" else match[1] if match else slugify("".join(
+            c.content for c in inline.children or [] if c.type in ("text", "code_inline")))
+        if anchor in seen and not match and tok.tag != "h1":
+            seen[anchor] += 1
+            anchor = f"{anchor}_{seen[anchor]}"
+        seen.setdefault(anchor, 0)
+        heads.append((tok.map[0], int(tok.tag[1]), ATTR_ID.sub("", inline.content).strip(), anchor))
+    if not heads or heads[0][1] != 1:
+        raise ValueError("a page must open with a '#' title")
+    ends = [start for start, *_ in heads[1:]] + [len(lines)]
+    return [Section(anchor, heading, level, start, "\n".join(lines[start:end]),
+                    (m := MARKER.match(lines[start + 1].strip() if end > start + 1 else ""))
+                    and m[1]) for (start, level, heading, anchor), end in zip(heads, ends)]
+
+
+def fingerprint(section: Section) -> str:
+    """12 hex digits of the SHA-256 of a section's text, its trailing blanks left out."""
+    text = "\n".join(line.rstrip() for line in section.text.splitlines()).strip("\n")
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+
+
+def current_pairs(english: list[Section], chinese: list[Section]) -> list[tuple[Section, Section]]:
+    """The pairs whose Chinese section records its English one's fingerprint, in English order."""
+    zh, pairs, last = {s.anchor: (n, s) for n, s in enumerate(chinese)}, [], -1
+    for section in english:
+        n, other = zh.get(section.anchor, (-1, None))
+        if other is not None and n > last and other.marker == fingerprint(section):
+            pairs, last = [*pairs, (section, other)], n
+    return pairs
 
 
 def is_chinese(page: Page) -> bool:
-    return getattr(page.file, "localization", None) == ZH
+    return page.file.src_uri.endswith(f".{ZH}.md")
 
 
 def stale_notes(english: str, chinese: str, english_href: str) -> str:
-    """``chinese`` with a note under the heading of each stale section and where each missing
-    one belongs, linking ``english_href#anchor``. Raises ``ValueError`` without a ``#`` title."""
+    """``chinese`` with a note at each stale or missing section, linking ``english_href#anchor``.
+    Raises ``ValueError`` when either page has no ``#`` title."""
     en, translated, lines, notes = sections(english), sections(chinese), chinese.splitlines(), {}
     zh, current = {s.anchor: s for s in translated}, [e for e, _ in current_pairs(en, translated)]
     for n, section in enumerate(en):
@@ -87,8 +143,7 @@ def stale_notes(english: str, chinese: str, english_href: str) -> str:
 
 
 def zh_glossary(text: str) -> dict[str, str]:
-    """Term -> plain definition, from the Chinese glossary page's definition list: the term
-    without its ``（english）``, the definition up to its link line, code and emphasis as text."""
+    """Term (its ``（english）`` left out) -> plain definition, from the Chinese glossary page."""
     terms, lines = {}, text.splitlines()
     for i, line in enumerate(lines[1:], 1):
         if not line.startswith(":   ") or not lines[i - 1].strip() or lines[i - 1][0] in " :":
@@ -124,9 +179,8 @@ def wrap_text_terms(page_html: str, terms: dict[str, str]) -> str:
 def glossary_terms_for(page: Page, config: MkDocsConfig) -> dict[str, str] | None:
     """A Chinese page's tooltips (``docs/glossary.zh.md``; ``{}`` without it), else ``None``."""
     path = Path(config.docs_dir) / "glossary.zh.md"
-    if is_chinese(page):
-        return zh_glossary(path.read_text(encoding="utf-8")) if path.is_file() else {}
-    return None
+    terms = zh_glossary(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    return terms if is_chinese(page) else None
 
 
 def facts_in_chinese(page_html: str) -> str:
@@ -136,10 +190,8 @@ def facts_in_chinese(page_html: str) -> str:
 
 
 def formulas_without_language(page_html: str) -> str:
-    """Formulas ``lang="zxx"``: in a Chinese page Chromium draws their Greek letters and ``·``
-    from a CJK font, too wide for a phone (277 px where the English page has 254)."""
-    return re.sub(r'<(div|span) class="arithmatex"', r'<\1 class="arithmatex" lang="zxx"',
-                  page_html)
+    """Formulas ``lang="zxx"``: else Chromium draws ``·`` and Greek in a CJK font, too wide."""
+    return page_html.replace(' class="arithmatex"', ' class="arithmatex" lang="zxx"')
 
 
 class NotebookPage(File):
@@ -150,9 +202,8 @@ class NotebookPage(File):
 
 
 def on_files(files, *, config: MkDocsConfig):
-    """After the i18n plugin's (which drops pages from outside ``docs/``): each executed notebook
-    a page, in the Chinese build under ``zh/`` with its download; the Chinese PDF stand-in."""
-    docs, zh = Path(config.docs_dir).resolve(), build_language(config) == ZH
+    """Executed notebooks as pages (``zh/`` ones with their download), the Chinese PDF stand-in."""
+    docs, zh = Path(config.docs_dir).resolve(), config.theme["language"] == ZH
     for nb in [f for f in files if f.src_uri.endswith(".ipynb") and f.src_dir
                and not Path(f.src_dir).resolve().is_relative_to(docs)]:
         page = NotebookPage(nb.src_uri, nb.src_dir, nb.dest_dir, nb.use_directory_urls)
@@ -171,7 +222,7 @@ def on_files(files, *, config: MkDocsConfig):
 
 def on_nav(nav, *, config: MkDocsConfig, files):
     """The Chinese build: pages without a Chinese file marked English in the navigation."""
-    for page in nav.pages if build_language(config) == ZH else []:
+    for page in nav.pages if config.theme["language"] == ZH else []:
         if not is_chinese(page) and page.title and not page.title.endswith(ENGLISH_MARK):
             page.title += ENGLISH_MARK
     return nav
@@ -183,32 +234,28 @@ def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, files) 
         return markdown
     href = get_relative_url(page.file.url.removeprefix(f"{ZH}/") or ".", page.file.url)
     try:
-        english = (Path(config.docs_dir) / page.file.norm_src_uri).read_text(encoding="utf-8")
+        english = (Path(config.docs_dir) / f"{page.file.src_uri[:-6]}.md").read_text("utf-8")
         return stale_notes(english, markdown, href.rstrip("/") + "/")
     except (OSError, ValueError) as err:
         raise PluginError(f"{page.file.src_uri}: {err}") from err
 
 
 def on_page_content(page_html: str, *, page: Page, config: MkDocsConfig, files) -> str:
-    """A Chinese page: the English glossary's tooltips (``auto_append``) out, the Chinese ones in,
-    its facts line in Chinese. An English page of the Chinese build: marked, out of search."""
+    """Chinese pages: Chinese tooltips and facts; English pages at ``zh/``: marked, unindexed."""
     if is_chinese(page):
         page_html = re.sub(r'<abbr title="[^"]*">(.*?)</abbr>', r"\1", page_html, flags=re.S)
-        page_html = page_html.replace('<p class="torch-matrix-difference">',
-                                      '<p class="torch-matrix-difference" lang="en">')
+        page_html = page_html.replace('matrix-difference">', 'matrix-difference" lang="en">')
         page_html = facts_in_chinese(formulas_without_language(page_html))
         return wrap_text_terms(page_html, glossary_terms_for(page, config))
-    if build_language(config) != ZH:
+    if config.theme["language"] != ZH:
         return page_html
     page.meta["search"] = {**(page.meta.get("search") or {}), "exclude": True}
-    head, sep, rest = page_html.partition("</h1>")
-    head, rest = (head, rest) if sep else ("", head)
+    head, sep, rest = page_html.partition("</h1>") if "</h1>" in page_html else ("", "", page_html)
     return f'{head}{sep}{ENGLISH_PAGE}<div lang="en">{rest}</div>'
 
 
 def on_page_context(context, *, page: Page, config: MkDocsConfig, nav):
-    """The language selector: ``link`` each language's root (Material reads its sitemap there),
-    ``page`` this page in it (``docs/.overrides/partials/alternate.html``)."""
+    """The selector: each language's root (``link``, for its sitemap) and this page there."""
     path = page.url.removeprefix(f"{ZH}/") if page.url != f"{ZH}/" else ""
     for alternate in getattr(config.extra, "alternate", None) or config.extra.get("alternate"):
         alternate["link"] = f"{ZH}/" if alternate["lang"] == ZH else ""
@@ -218,7 +265,7 @@ def on_page_context(context, *, page: Page, config: MkDocsConfig, nav):
 
 def on_post_page(output: str, *, page: Page, config: MkDocsConfig) -> str:
     """A page of the Chinese build loads the Chinese search index (``__config``'s base ``zh/``)."""
-    if build_language(config) != ZH:
+    if config.theme["language"] != ZH:
         return output
     return re.sub(r'(<script id="__config" type="application/json">\{[^<]*?"base": ")([^"]*)"',
                   lambda m: f'{m[1]}{m[2].rstrip("/") or "."}/{ZH}/"', output, count=1)
@@ -226,24 +273,22 @@ def on_post_page(output: str, *, page: Page, config: MkDocsConfig) -> str:
 
 def on_post_template(output: str, *, template_name: str, config: MkDocsConfig) -> str:
     """The Chinese build's 404 page goes to ``zh/404.html``, not over the English one."""
-    if template_name != "404.html" or build_language(config) != ZH:
+    if template_name != "404.html" or config.theme["language"] != ZH:
         return output
     write_file(output.encode("utf-8"), str(Path(config.site_dir) / ZH / "404.html"))
     return ""
 
 
 def on_post_build(*, config: MkDocsConfig) -> None:
-    """After the i18n plugin's: the ``zh/`` entries of the search index go to ``zh/search/`` with
-    Material's Chinese search settings; ``zh/`` gets the sitemap (Material reads it there)."""
-    site = Path(config.site_dir)
-    index = site / "search" / "search_index.json"
+    """The ``zh/`` search entries to ``zh/search/``, with Material's Chinese settings; the sitemap
+    to ``zh/``, where Material reads it."""
+    site, index = Path(config.site_dir), Path(config.site_dir) / "search" / "search_index.json"
     if not (site / ZH).is_dir():
         return
-    data, lang = json.loads(index.read_text(encoding="utf-8")), config.theme.get_env().get_template(
-        "partials/language.html", None, {"config": {"theme": {"language": ZH}}}).module
-    settings = {"lang": [str(lang.t("search.config.lang"))],
-                "separator": str(lang.t("search.config.separator")),
-                "pipeline": re.findall(r"[^\s,]+", str(lang.t("search.config.pipeline"))),
+    data, t = json.loads(index.read_text(encoding="utf-8")), config.theme.get_env().get_template(
+        "partials/language.html", None, {"config": {"theme": {"language": ZH}}}).module.t
+    lang, sep, pipe = (str(t(f"search.config.{key}")) for key in ("lang", "separator", "pipeline"))
+    settings = {"lang": [lang], "separator": sep, "pipeline": re.findall(r"[^\s,]+", pipe),
                 "fields": data["config"]["fields"]}
     zh = [{**d, "location": d["location"][3:]} for d in data["docs"] if d["location"][:3] == "zh/"]
     en = [d for d in data["docs"] if d["location"][:3] != "zh/"]

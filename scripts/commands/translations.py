@@ -27,7 +27,7 @@ from bs4 import BeautifulSoup
 from mkdocs.utils.meta import get_data
 
 from scripts import ROOT
-from scripts.build.zh_sections import HAN, current_pairs, fingerprint, sections
+from scripts.build.zh import HAN, current_pairs, fingerprint, sections
 
 DOCS = ROOT / "docs"
 #: The suffix of a Chinese page (mkdocs-static-i18n's suffix structure).
@@ -52,7 +52,7 @@ class PageReport:
 
 def compare(english: str, chinese: str, page: str = "") -> PageReport:
     """Compare a page's English Markdown with its Chinese Markdown, section by section: a section
-    is current (:func:`scripts.build.zh_sections.current_pairs`), stale (translated, but not
+    is current (:func:`scripts.build.zh.current_pairs`), stale (translated, but not
     current) or missing. Raises ``ValueError`` when either page has no ``#`` title."""
     en, zh = sections(english), sections(chinese)
     current = {e.anchor for e, _ in current_pairs(en, zh)}
