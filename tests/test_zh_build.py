@@ -273,6 +273,9 @@ def test_made_up_project_one_english_edit_one_chinese_note(tmp_path, monkeypatch
     chinese_index = json.loads((site / "zh" / "search" / "search_index.json").read_text())
     # The home page has no Chinese file: its English stand-in stays out of the Chinese index.
     assert {d["location"].split("#")[0] for d in chinese_index["docs"]} == {"rows/"}
+    # Each build's 404 page in its own place: the Chinese one does not overwrite the English one.
+    assert '<html lang="en"' in (site / "404.html").read_text(encoding="utf-8")
+    assert '<html lang="zh"' in (site / "zh" / "404.html").read_text(encoding="utf-8")
 
 
 def site_words() -> list[str]:
@@ -302,7 +305,7 @@ def test_search_keeps_the_site_terms_whole():
     config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
     path = ROOT / next(p["search"]["jieba_dict_user"] for p in config["plugins"]
                        if isinstance(p, dict) and "search" in p)
-    assert path.read_text(encoding="utf-8").split() == site_words()
+    assert path.read_text(encoding="utf-8").splitlines() == site_words()
     tokenizer = jieba.Tokenizer()
     assert "查找表" not in tokenizer.lcut("嵌入是一张查找表")
     tokenizer.load_userdict(str(path))
