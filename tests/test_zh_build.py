@@ -192,6 +192,21 @@ def test_one_search_index_per_language(site):
     assert not [d for d in chinese["docs"] if d["location"].startswith(("claims/", "api-map/"))]
 
 
+def test_chinese_pages_show_the_chinese_glossarys_tooltips_only(site):
+    """The English glossary is appended to every page's Markdown (``auto_append``); on a Chinese
+    page its tooltips give way to the Chinese glossary's, whose definitions are Chinese."""
+    from scripts import ROOT
+
+    titles = {}
+    for page in (ROOT / "docs").glob("*.zh.md"):
+        name = page.name.removesuffix(".zh.md")
+        built = site / "zh" / ("" if name == "index" else name) / "index.html"
+        titles[name] = re.findall(r'<abbr title="([^"]*)"', built.read_text(encoding="utf-8"))
+    assert sum(map(len, titles.values())) >= 10
+    assert {name: [t for t in found if not HAN.search(t)] for name, found in titles.items()
+            if any(not HAN.search(t) for t in found)} == {}
+
+
 def test_every_link_of_the_chinese_site_resolves(site):
     """Figures, downloads, staleness notes, the language selector: every relative link and
     source of every page under zh/ reaches a file, and an id where it names one."""
