@@ -204,8 +204,8 @@ class NotebookPage(File):
 def on_files(files, *, config: MkDocsConfig):
     """Executed notebooks as pages (``zh/`` ones with their download), the Chinese PDF stand-in."""
     docs, zh = Path(config.docs_dir).resolve(), config.theme["language"] == ZH
-    for nb in [f for f in files if f.src_uri.endswith(".ipynb") and f.src_dir
-               and not Path(f.src_dir).resolve().is_relative_to(docs)]:
+    for nb in [f for f in files if f.src_uri.endswith(".ipynb") and f.src_dir  # run by the stage
+               and Path(f.src_dir).resolve() != docs and (docs / f.src_uri).is_file()]:
         page = NotebookPage(nb.src_uri, nb.src_dir, nb.dest_dir, nb.use_directory_urls)
         files.remove(nb)
         files.append(NotebookPage(nb.src_uri, nb.src_dir, nb.dest_dir, nb.use_directory_urls,
