@@ -1,8 +1,8 @@
 """The prose of the site's pages, measured: sentences, their lengths, short answers, reading ease.
 
 A page (``docs/*.md``) is rendered by Python-Markdown with the extensions that decide its
-structure on the site (:data:`scripts.commands.translations.TOC_EXTENSIONS`, plus ``footnotes``), after
-MkDocs' own reader has taken its YAML front matter off (``mkdocs.utils.meta.get_data``). Its
+structure on the site (:data:`scripts.commands.translations.TOC_EXTENSIONS`, plus
+``footnotes``), after MkDocs' own reader has taken its YAML front matter off (``mkdocs.utils.meta.get_data``). Its
 *prose* is the text of its paragraphs (``<p>``) and list items (``<li>``, each one unit, a list
 inside it read as units of its own): in the body, in admonitions and collapsed notes, in captions
 and in exercise solutions. Left out: code blocks and math (``<pre>``), tables, definition lists,

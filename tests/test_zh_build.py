@@ -247,7 +247,8 @@ PROJECT_HOOK = """\
 from mkdocs.plugins import event_priority
 from scripts.build import zh
 on_page_markdown, on_page_content = zh.on_page_markdown, zh.on_page_content
-on_page_context, on_post_page, on_post_template = zh.on_page_context, zh.on_post_page, zh.on_post_template
+on_page_context, on_post_page = zh.on_page_context, zh.on_post_page
+on_post_template = zh.on_post_template
 on_nav, on_post_build = event_priority(-150)(zh.on_nav), event_priority(-150)(zh.on_post_build)
 """
 
