@@ -33,7 +33,7 @@ import markdown
 
 from scripts import ROOT
 from scripts.build.markdown_blocks import tokens
-from scripts.build.zh_sections import TOC_EXTENSIONS
+from scripts.commands.translations import TOC_EXTENSIONS
 from scripts.commands.refresh_outputs import markdown_files, run_block  # noqa: F401 (re-exported)
 
 #: Markdown files whose blocks are executed by ``pytest`` (see ``testpaths`` in pyproject.toml).

@@ -1,8 +1,8 @@
 """The prose of the site's pages, measured: sentences, their lengths, short answers, reading ease.
 
 A page (``docs/*.md``) is rendered by Python-Markdown with the extensions that decide its
-structure on the site (:data:`scripts.build.zh_sections.TOC_EXTENSIONS`, plus ``footnotes``), after
-MkDocs' own reader has taken its YAML front matter off (``mkdocs.utils.meta.get_data``). Its
+structure on the site (:data:`scripts.commands.translations.TOC_EXTENSIONS`, plus
+``footnotes``), after MkDocs' own reader has taken its YAML front matter off (``mkdocs.utils.meta.get_data``). Its
 *prose* is the text of its paragraphs (``<p>``) and list items (``<li>``, each one unit, a list
 inside it read as units of its own): in the body, in admonitions and collapsed notes, in captions
 and in exercise solutions. Left out: code blocks and math (``<pre>``), tables, definition lists,
@@ -39,7 +39,7 @@ from bs4 import BeautifulSoup
 from mkdocs.utils.meta import get_data
 
 from scripts import ROOT
-from scripts.build.zh_sections import TOC_EXTENSIONS
+from scripts.commands.translations import TOC_EXTENSIONS
 
 #: The pages measured: every English Markdown page of the site (a Chinese page, ``*.zh.md``, has
 #: rules of its own: ``tests/test_zh_prose.py``).

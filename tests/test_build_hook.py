@@ -16,7 +16,8 @@ from scripts.build import hook as build
 LISTS = {"CONFIG": "on_config", "PRE_BUILD": "on_pre_build", "FILES": "on_files",
          "NAV": "on_nav", "PAGE_MARKDOWN": "on_page_markdown",
          "PAGE_CONTENT": "on_page_content", "PAGE_CONTEXT": "on_page_context",
-         "POST_PAGE": "on_post_page", "POST_BUILD": "on_post_build"}
+         "POST_PAGE": "on_post_page", "POST_TEMPLATE": "on_post_template",
+         "POST_BUILD": "on_post_build"}
 
 
 def step_functions() -> dict[str, set[str]]:

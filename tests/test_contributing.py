@@ -15,7 +15,8 @@ TEXT = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
 EVENTS = {"CONFIG": "on_config", "PRE_BUILD": "on_pre_build", "FILES": "on_files",
           "NAV": "on_nav", "PAGE_MARKDOWN": "on_page_markdown",
           "PAGE_CONTENT": "on_page_content", "PAGE_CONTEXT": "on_page_context",
-          "POST_PAGE": "on_post_page", "POST_BUILD": "on_post_build"}
+          "POST_PAGE": "on_post_page", "POST_TEMPLATE": "on_post_template",
+          "POST_BUILD": "on_post_build"}
 
 
 def section(title: str) -> str:

@@ -28,8 +28,8 @@ import sys
 import pytest
 
 from scripts import ROOT
-from scripts.build.zh_sections import DOCS, ZH_SUFFIX, compare, report, sections, translated_pages
-from scripts.commands.translations import main
+from scripts.build.zh import sections
+from scripts.commands.translations import DOCS, ZH_SUFFIX, compare, main, report, translated_pages
 from tests.translations import alignment_problems, code_difference, section_items
 from tests.zh_pair import ENGLISH, chinese, replace_once
 

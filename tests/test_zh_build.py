@@ -10,7 +10,7 @@ import re
 import markdown
 
 from scripts.build import zh
-from scripts.build.zh_sections import fingerprint, sections
+from scripts.build.zh import HAN, fingerprint, sections
 
 ENGLISH = """\
 # Rows
@@ -192,6 +192,21 @@ def test_one_search_index_per_language(site):
     assert not [d for d in chinese["docs"] if d["location"].startswith(("claims/", "api-map/"))]
 
 
+def test_chinese_pages_show_the_chinese_glossarys_tooltips_only(site):
+    """The English glossary is appended to every page's Markdown (``auto_append``); on a Chinese
+    page its tooltips give way to the Chinese glossary's, whose definitions are Chinese."""
+    from scripts import ROOT
+
+    titles = {}
+    for page in (ROOT / "docs").glob("*.zh.md"):
+        name = page.name.removesuffix(".zh.md")
+        built = site / "zh" / ("" if name == "index" else name) / "index.html"
+        titles[name] = re.findall(r'<abbr title="([^"]*)"', built.read_text(encoding="utf-8"))
+    assert sum(map(len, titles.values())) >= 10
+    assert {name: [t for t in found if not HAN.search(t)] for name, found in titles.items()
+            if any(not HAN.search(t) for t in found)} == {}
+
+
 def test_every_link_of_the_chinese_site_resolves(site):
     """Figures, downloads, staleness notes, the language selector: every relative link and
     source of every page under zh/ reaches a file, and an id where it names one."""
@@ -231,9 +246,10 @@ markdown_extensions: [admonition, attr_list, {toc: {permalink: true}}]
 PROJECT_HOOK = """\
 from mkdocs.plugins import event_priority
 from scripts.build import zh
-on_config, on_page_markdown, on_page_content = zh.on_config, zh.on_page_markdown, zh.on_page_content
-on_page_context, on_post_page, on_post_build = zh.on_page_context, zh.on_post_page, zh.on_post_build
-on_nav = event_priority(-150)(zh.on_nav)
+on_page_markdown, on_page_content = zh.on_page_markdown, zh.on_page_content
+on_page_context, on_post_page = zh.on_page_context, zh.on_post_page
+on_post_template = zh.on_post_template
+on_nav, on_post_build = event_priority(-150)(zh.on_nav), event_priority(-150)(zh.on_post_build)
 """
 
 
@@ -273,28 +289,48 @@ def test_made_up_project_one_english_edit_one_chinese_note(tmp_path, monkeypatch
     chinese_index = json.loads((site / "zh" / "search" / "search_index.json").read_text())
     # The home page has no Chinese file: its English stand-in stays out of the Chinese index.
     assert {d["location"].split("#")[0] for d in chinese_index["docs"]} == {"rows/"}
+    # Each build's 404 page in its own place: the Chinese one does not overwrite the English one.
+    assert '<html lang="en"' in (site / "404.html").read_text(encoding="utf-8")
+    assert '<html lang="zh"' in (site / "zh" / "404.html").read_text(encoding="utf-8")
 
 
-def test_search_keeps_the_site_terms_whole(tmp_path):
-    """jieba alone cuts 查找表 and 稀疏梯度 in two; the site's terms are added to its dictionary,
-    so the Chinese search index holds each as one word, as a reader types it."""
+def site_words() -> list[str]:
+    """The site's Chinese terms: each ``zh`` of the term list and each term of the Chinese glossary
+    page that holds a Han character, sorted."""
+    import yaml
+
+    from scripts import ROOT
+
+    entries = yaml.safe_load((ROOT / "snippets" / "data" / "zh-terms.yml").read_text("utf-8"))
+    words = {str(e.get("zh", "")) for e in entries or [] if isinstance(e, dict)}
+    glossary = ROOT / "docs" / "glossary.zh.md"
+    if glossary.is_file():
+        words |= set(zh.zh_glossary(glossary.read_text(encoding="utf-8")))
+    return sorted(w for w in words if HAN.search(w))
+
+
+def test_search_keeps_the_site_terms_whole():
+    """jieba alone cuts 查找表 and 稀疏梯度 in two. The dictionary that mkdocs.yml gives
+    Material's search plugin (``jieba_dict_user``) lists exactly the site's terms, and with it
+    jieba keeps each whole, as a reader types it."""
     import jieba
+    import yaml
 
-    docs = tmp_path / "docs"
-    (tmp_path / "snippets" / "data").mkdir(parents=True)
-    docs.mkdir()
-    (tmp_path / zh.TERMS_FILE).write_text(
-        "- {en: lookup table, zh: 查找表}\n- {en: gather, zh: gather}\n", encoding="utf-8")
-    (docs / "glossary.zh.md").write_text("# 术语表\n\n稀疏梯度（sparse gradient）\n:   梯度。\n",
-                                         encoding="utf-8")
-    assert zh.site_words(tmp_path, docs) == ["查找表", "稀疏梯度"]
-    zh.add_site_words(tmp_path, docs)
-    assert list(jieba.cut("嵌入是一张查找表，它的稀疏梯度")) == [
+    from scripts import ROOT
+
+    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
+    path = ROOT / next(p["search"]["jieba_dict_user"] for p in config["plugins"]
+                       if isinstance(p, dict) and "search" in p)
+    assert path.read_text(encoding="utf-8").splitlines() == site_words()
+    tokenizer = jieba.Tokenizer()
+    assert "查找表" not in tokenizer.lcut("嵌入是一张查找表")
+    tokenizer.load_userdict(str(path))
+    assert tokenizer.lcut("嵌入是一张查找表，它的稀疏梯度") == [
         "嵌入", "是", "一张", "查找表", "，", "它", "的", "稀疏梯度"]
 
 
 def test_chinese_search_index_holds_terms_as_words(site):
-    """Each of the site's terms (zh.site_words) that a Chinese page uses is one word of the
+    """Each of the site's terms (:func:`site_words`) that a Chinese page uses is one word of the
     Chinese search index, as a reader types it."""
     from scripts import ROOT
 
@@ -303,7 +339,7 @@ def test_chinese_search_index_holds_terms_as_words(site):
     words = {w for d in index["docs"] for w in separator.split(d["title"] + " " + d["text"])}
     pages = "".join(p.read_text(encoding="utf-8") for p in (ROOT / "docs").glob("*.zh.md"))
     pages = re.sub(r"!\[[^\]]*\]\([^)]*\)", "", pages)  # a figure's alt text is not indexed
-    used = [w for w in zh.site_words(ROOT, ROOT / "docs") if w in pages]
+    used = [w for w in site_words() if w in pages]
     assert [w for w in used if w not in words] == []
     if (ROOT / "docs" / "glossary.zh.md").is_file():
         assert len(used) >= 5

@@ -20,8 +20,7 @@ from __future__ import annotations
 
 import pytest
 
-from scripts.build.zh_sections import DOCS, ZH_SUFFIX
-from scripts.commands.translations import main, zh_sentences, zh_stats, zh_units
+from scripts.commands.translations import DOCS, ZH_SUFFIX, main, zh_sentences, zh_stats, zh_units
 from tests.zh_pair import chinese, replace_once
 
 #: The most characters a short answer may have.

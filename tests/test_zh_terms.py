@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from scripts import ROOT
-from scripts.build.zh_sections import DOCS, ZH_SUFFIX
+from scripts.commands.translations import DOCS, ZH_SUFFIX
 from tests.translations import text_outside_code
 from tests.zh_pair import chinese, replace_once
 

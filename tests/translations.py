@@ -1,10 +1,10 @@
 """The checks of what a current Chinese section keeps of its English section (the tests' part of
 the Chinese edition; the sections, fingerprints and report are the build's,
-:mod:`scripts.build.zh_sections`).
+:mod:`scripts.build.zh`).
 
 A stale, missing or moved section is reported by ``python -m scripts translations``, never
 failed, so that an English edit fails nothing; the checks compare the current sections only
-(:func:`scripts.build.zh_sections.current_pairs`), as ``tests/test_translations.py`` and
+(:func:`scripts.build.zh.current_pairs`), as ``tests/test_translations.py`` and
 ``tests/test_zh_terms.py`` run them:
 
 * :func:`code_difference`: a current section's fenced blocks are its English section's, in order:
@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from markdown_it import MarkdownIt
 from mdit_py_plugins.front_matter import front_matter_plugin
 
-from scripts.build.zh_sections import HAN, Section, current_pairs, sections
+from scripts.build.zh import HAN, Section, current_pairs, sections
 from tests.markdown_model import Fence, claim_ids, fenced_lines, fences_of, include_of
 
 # --- The code: every block of a Chinese page is its English page's block -------------------------

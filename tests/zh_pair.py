@@ -10,7 +10,7 @@ a table. The Chinese page's markers name the English sections' fingerprints (:fu
 
 from __future__ import annotations
 
-from scripts.build.zh_sections import fingerprint, sections
+from scripts.build.zh import fingerprint, sections
 
 ENGLISH = '''---
 description: A made-up page for the tests.

@@ -20,19 +20,17 @@ from scripts.build import (
 #: ``on_config``: settings read before anything is built.
 CONFIG = [
     reproducible.on_config,  # SOURCE_DATE_EPOCH, before MkDocs dates any page
-    zh.on_config,  # the i18n plugin sorts by language only the files read from docs/
 ]
 #: ``on_pre_build``: the execute stage.
 PRE_BUILD = [
     execute_stage.on_pre_build,  # stale figures drawn, notebooks executed: before any page renders
 ]
-#: ``on_files``: files produced by code join the site. Runs before the plugins' ``on_files``
-#: (see :func:`on_files`): mkdocs-jupyter's must find the notebook pages already pointing at
-#: their executed copies.
+#: ``on_files``: files produced by code join the site, after the plugins' ``on_files`` (see
+#: :func:`on_files`): the i18n plugin sorts only the files of ``docs/``.
 FILES = [
     execute_stage.on_files,  # what the stage made: executed notebooks, figures, downloads
     pdf_link.on_files,  # a stand-in for the whole site's PDF (python -m scripts site-pdf)
-    zh.on_files,  # the Chinese build: the Chinese PDF's stand-in, at zh/
+    zh.on_files,  # executed notebooks as pages (under zh/ in the Chinese build); the Chinese PDF
 ]
 #: ``on_page_markdown``: what a page shows beside its Markdown.
 PAGE_MARKDOWN = [
@@ -63,10 +61,14 @@ PAGE_CONTEXT = [
 POST_PAGE = [
     zh.on_post_page,  # the Chinese build's pages load the Chinese search index
 ]
-#: ``on_post_build``: caches pruned.
+#: ``on_post_template``: theme templates such as the 404 page.
+POST_TEMPLATE = [
+    zh.on_post_template,  # the Chinese build's 404 page at zh/404.html
+]
+#: ``on_post_build``: caches pruned, after the i18n plugin's (which builds the Chinese site).
 POST_BUILD = [
     execute_stage.on_post_build,  # the cache pruned: one policy for every store
-    zh.on_post_build,  # the Chinese build: its own search index, at zh/search/
+    zh.on_post_build,  # the search index split by language (zh/search/); zh/sitemap.xml
 ]
 
 
@@ -81,8 +83,12 @@ def run(steps: list):
 
 
 # MkDocs runs higher priorities first, and hooks after plugins of equal priority
-# (https://www.mkdocs.org/dev-guide/plugins/#event-priorities); the i18n plugin's on_nav is -100.
+# (https://www.mkdocs.org/dev-guide/plugins/#event-priorities). The i18n plugin's on_files,
+# on_nav and on_post_build run at -100: on_files comes after it (it sorts only the files of
+# docs/ and drops pages from outside), on_nav after it translates the titles, on_post_build
+# after it has built the Chinese site and written the search index of both languages.
 on_config, on_pre_build, on_page_markdown = run(CONFIG), run(PRE_BUILD), run(PAGE_MARKDOWN)
-on_files, on_nav = event_priority(50)(run(FILES)), event_priority(-150)(run(NAV))
+on_files, on_nav = event_priority(-150)(run(FILES)), event_priority(-150)(run(NAV))
 on_page_content, on_page_context = run(PAGE_CONTENT), run(PAGE_CONTEXT)
-on_post_page, on_post_build = run(POST_PAGE), run(POST_BUILD)
+on_post_page, on_post_template = run(POST_PAGE), run(POST_TEMPLATE)
+on_post_build = event_priority(-150)(run(POST_BUILD))

@@ -1,7 +1,7 @@
 """``python -m scripts translations``: the state of the Chinese pages, for a translator.
 
 * with no option, every translated page's current, stale, missing and extra sections
-  (:func:`scripts.build.zh_sections.report`; exit 0 either way, ``--strict`` exits 1 when any
+  (:func:`report`; exit 0 either way, ``--strict`` exits 1 when any
   section is stale or missing); the audits print the same list after their summary;
 * ``sections docs/<page>.md``: each section of an English page, its anchor, its fingerprint (what
   a Chinese heading's ``<!-- en: ... -->`` records) and its heading;
@@ -26,15 +26,58 @@ import markdown
 from bs4 import BeautifulSoup
 from mkdocs.utils.meta import get_data
 
-from scripts.build.zh_sections import (
-    DOCS,
-    HAN,
-    TOC_EXTENSIONS,
-    ZH_SUFFIX,
-    fingerprint,
-    report,
-    sections,
-)
+from scripts import ROOT
+from scripts.build.zh import HAN, current_pairs, fingerprint, sections
+
+DOCS = ROOT / "docs"
+#: The suffix of a Chinese page (mkdocs-static-i18n's suffix structure).
+ZH_SUFFIX = ".zh.md"
+#: The Python-Markdown extensions that decide a page's structure on the site (``mkdocs.yml``):
+#: what the tests' prose rules and ``--stats`` render a page with.
+TOC_EXTENSIONS = ["toc", "attr_list", "md_in_html", "admonition", "pymdownx.superfences",
+                  "pymdownx.tabbed", "pymdownx.details", "pymdownx.blocks.caption", "tables"]
+
+
+@dataclass(frozen=True)
+class PageReport:
+    """The state of one translated page: anchors of ``current``, ``stale`` and ``missing``
+    sections (English order) and ``extra`` Chinese sections that no English section has."""
+
+    page: str
+    current: list[str]
+    stale: list[str]
+    missing: list[str]
+    extra: list[str]
+
+
+def compare(english: str, chinese: str, page: str = "") -> PageReport:
+    """Compare a page's English Markdown with its Chinese Markdown, section by section: a section
+    is current (:func:`scripts.build.zh.current_pairs`), stale (translated, but not
+    current) or missing. Raises ``ValueError`` when either page has no ``#`` title."""
+    en, zh = sections(english), sections(chinese)
+    current = {e.anchor for e, _ in current_pairs(en, zh)}
+    present = {s.anchor for s in zh}
+    return PageReport(
+        page,
+        current=[s.anchor for s in en if s.anchor in current],
+        stale=[s.anchor for s in en if s.anchor in present and s.anchor not in current],
+        missing=[s.anchor for s in en if s.anchor not in present],
+        extra=[s.anchor for s in zh if s.anchor not in {e.anchor for e in en}])
+
+
+def translated_pages(docs: Path = DOCS) -> list[Path]:
+    """The English pages under ``docs`` that have a Chinese page beside them, sorted."""
+    return sorted(p.with_name(p.name[: -len(ZH_SUFFIX)] + ".md")
+                  for p in docs.rglob(f"*{ZH_SUFFIX}"))
+
+
+def report(docs: Path = DOCS) -> list[PageReport]:
+    """One :class:`PageReport` per translated page under ``docs``."""
+    return [compare(p.read_text(encoding="utf-8"),
+                    p.with_name(p.stem + ZH_SUFFIX).read_text(encoding="utf-8"),
+                    p.relative_to(docs).as_posix())
+            for p in translated_pages(docs)]
+
 
 # --- The Chinese prose, as a reader sees it, and its numbers --------------------------------------
 
@@ -90,7 +133,7 @@ def zh_units(text: str) -> ZhProse:
     """The prose of a Chinese page's Markdown ``text`` as a reader sees it (see :class:`ZhProse`).
 
     The page is rendered as ``tests/prose.py`` renders an English page: Python-Markdown with the
-    extensions that decide the site's structure (:data:`scripts.build.zh_sections.TOC_EXTENSIONS`,
+    extensions that decide the site's structure (:data:`TOC_EXTENSIONS`,
     and ``footnotes``), its front matter taken off as MkDocs does. (markdown-it-py reads emphasis
     by CommonMark's flanking rules, which leave ``**用 Embedding 还是 Linear？**输入`` unrendered
     where the site renders it bold: four characters too many.) Left out: code blocks, HTML
