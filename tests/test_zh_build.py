@@ -12,6 +12,9 @@ import markdown
 from scripts.build import zh
 from scripts.build.zh import HAN, fingerprint, sections
 
+#: Where the site is published (mkdocs.yml's site_url): the sitemaps' addresses start with it.
+SITE_URL = "https://embedding-executed.github.io/"
+
 ENGLISH = """\
 # Rows
 
@@ -205,6 +208,17 @@ def test_chinese_pages_show_the_chinese_glossarys_tooltips_only(site):
     assert sum(map(len, titles.values())) >= 10
     assert {name: [t for t in found if not HAN.search(t)] for name, found in titles.items()
             if any(not HAN.search(t) for t in found)} == {}
+
+
+def test_each_sitemap_lists_every_page_of_both_languages(site):
+    """Material's language selector opens the same page in the other language only where that
+    language's sitemap lists it; the executed notebooks' pages join the build after the i18n plugin
+    has listed its pages, so ``docs/.overrides/sitemap.xml`` adds them."""
+    pages = {p.parent.relative_to(site).as_posix() for p in site.rglob("index.html")}
+    expected = {SITE_URL + ("" if page == "." else page + "/") for page in pages}
+    for folder in (site, site / "zh"):
+        listed = set(re.findall(r"<loc>([^<]*)</loc>", (folder / "sitemap.xml").read_text()))
+        assert listed == expected, (sorted(expected - listed), sorted(listed - expected))
 
 
 def test_every_link_of_the_chinese_site_resolves(site):
