@@ -15,7 +15,7 @@ from __future__ import annotations
 from mkdocs.plugins import event_priority
 
 from scripts.build import (
-    article_downloads,
+    article_notebooks,
     execute_stage,
     first_figure,
     matrix_notes,
@@ -32,15 +32,11 @@ CONFIG = [
     matrix_notes.on_config,  # the torch matrix's record and the claim register, read once
     zh.on_config,  # the i18n plugin sorts by language only the files read from docs/
 ]
-#: ``on_pre_build``: the execute stage.
-PRE_BUILD = [
-    execute_stage.on_pre_build,  # stale figures drawn, notebooks executed: before any page renders
-]
 #: ``on_files``: files produced by code join the site. Runs before the plugins' ``on_files``
 #: (see :func:`on_files`): mkdocs-jupyter's must find the notebook pages already pointing at
 #: their executed copies.
 FILES = [
-    execute_stage.on_files,  # what the stage made: executed notebooks, figures, downloads
+    execute_stage.on_files,  # the execute stage: figures, notebooks, downloads made and added
     pdf_link.on_files,  # a stand-in for the whole site's PDF (python -m scripts site-pdf)
     zh.on_files,  # the Chinese build: the Chinese PDF's stand-in, at zh/
 ]
@@ -54,7 +50,7 @@ PAGE_MARKDOWN = [
 PAGE_CONTENT = [
     notebooks.on_page_content,  # notebook cells become Material code blocks: before the code steps
     matrix_notes.on_page_content,  # the "Verified on" line, right after the page's </h1>
-    article_downloads.on_page_content,  # the download box, right after </h1>: above that line
+    article_notebooks.on_page_content,  # the download box, right after </h1>: above that line
     zh.on_page_content,  # Chinese pages: the facts line above in Chinese; English pages of the
     # Chinese build marked English
     page_html.on_page_content,  # one pass: code blocks (line count, focus, out of search, snippet
@@ -75,9 +71,8 @@ PAGE_CONTEXT = [
 POST_PAGE = [
     zh.on_post_page,  # the Chinese build's pages load the Chinese search index
 ]
-#: ``on_post_build``: caches pruned.
+#: ``on_post_build``: after every page is written.
 POST_BUILD = [
-    execute_stage.on_post_build,  # the cache pruned: one policy for every store
     zh.on_post_build,  # the Chinese build: its own search index, at zh/search/
 ]
 
@@ -86,11 +81,6 @@ def on_config(config):
     for step in CONFIG:
         config = step(config) or config
     return config
-
-
-def on_pre_build(*, config) -> None:
-    for step in PRE_BUILD:
-        step(config=config)
 
 
 # MkDocs runs hooks after plugins for an event of equal priority; 50 puts this one first, before
