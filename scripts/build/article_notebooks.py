@@ -1,10 +1,7 @@
-"""Every article as a notebook, downloaded from the line under its title: the page's fenced
-blocks found by markdown-it-py, its includes expanded by ``pymdownx.snippets``, the result read
-by jupytext. Executed blocks become code cells (a CUDA one tagged :data:`SKIP_TAG`, after
-:data:`CUDA_NOTE`), prose Markdown cells; an included region is shown, and after a file's last
-include one cell runs the whole file; an expected output is dropped. An article that reads files
-downloads as a zip of the notebook and them. The execute stage makes each (:func:`converted`).
-"""
+"""Every article as a notebook, made by the execute stage (:func:`converted`) and linked under
+its title: blocks found by markdown-it-py, includes expanded by ``pymdownx.snippets``, cells read
+by jupytext. Executed blocks become code cells, a CUDA one tagged :data:`SKIP_TAG`; an included
+region is shown, then its whole file runs in one cell. With the files it reads, a zip."""
 
 from __future__ import annotations
 
@@ -26,8 +23,7 @@ from scripts.build.cache import contents, key
 from scripts.build.markdown_blocks import flatten, tokens
 from scripts.build.page_facts import add_fact
 
-#: This converter, part of every download's key, and a format bumped when a download changes
-#: without a change to it.
+#: This converter and a format (bumped when a download changes without it): in every key.
 CONVERTER, ARTICLES_FORMAT = "scripts/build/article_notebooks.py", "articles-3"
 #: The folder whose files a notebook may read, relative to the repository root.
 DATA_DIR = "snippets/data"
@@ -47,9 +43,8 @@ PROSE = [(re.compile(p, re.M), r) for p, r in [
 
 @dataclass
 class ArticleNotebook:
-    """One article as a notebook: ``name``, its file name (``lookup-tables.ipynb``); ``notebook``
-    (nbformat 4); ``data``, each file it reads (a data file or a snippet module it imports), as
-    its POSIX path relative to the notebook (``snippets/data/river_town.txt``) -> its bytes."""
+    """An article's notebook: its file ``name`` (``x.ipynb``), the ``notebook`` (nbformat 4) and
+    the ``data`` it reads, path relative to the notebook (``snippets/data/a.txt``) -> bytes."""
 
     name: str
     notebook: nbformat.NotebookNode
@@ -72,8 +67,7 @@ def _url(target: str, page: str, site_url: str) -> str:
 
 
 def _prose(text: str, page: str, site_url: str) -> str:
-    """``text``, Markdown of ``page`` outside code, rewritten by :data:`PROSE`, links made
-    absolute on the published site (``site_url``)."""
+    """``text``, prose of ``page``, rewritten by :data:`PROSE`, links absolute on ``site_url``."""
     for pattern, replacement in PROSE:
         text = pattern.sub(replacement, text)
     text = re.sub(r"\n{3,}", "\n\n", text)  # where a line was left out
@@ -81,8 +75,7 @@ def _prose(text: str, page: str, site_url: str) -> str:
 
 
 def _shipped(code: str, root: Path) -> dict[str, bytes]:
-    """The snippet modules ``code`` imports (``from snippets.a.b import c``) and those they import
-    (their packages need no ``__init__.py``): path under ``root`` (POSIX) -> bytes."""
+    """The snippet modules ``code`` imports, and those they import: path under ``root`` -> bytes."""
     shipped: dict[str, bytes] = {}
     while found := {
         path for module, names in IMPORT.findall(code) for folder in [module.replace(".", "/")]
@@ -95,25 +88,22 @@ def _shipped(code: str, root: Path) -> dict[str, bytes]:
 
 
 def _snippets(root: Path) -> SnippetPreprocessor:
-    """``pymdownx.snippets``' preprocessor, set as in ``mkdocs.yml`` (less the glossary it
-    appends to every page), with ``root`` as its base path."""
+    """``pymdownx.snippets``' preprocessor as ``mkdocs.yml`` sets it (less the glossary)."""
     config = {"base_path": [str(root)], "check_paths": True, "dedent_subsections": True}
     return markdown.Markdown(extensions=["pymdownx.snippets"], extension_configs={
         "pymdownx.snippets": config}).preprocessors["snippet"]
 
 
 def included(text: str, root: Path = ROOT) -> list[str]:
-    """The paths (relative to ``root``) of the files that each ``--8<--`` line of ``text`` (a
-    page, or a block's lines) includes, in order, as ``pymdownx.snippets`` reads them."""
+    """The paths under ``root`` of the files ``text``'s ``--8<--`` lines include, in order."""
     snippets = _snippets(root)
     return [snippets.parse_snippet_target(m["snippet"][1:-1])["path"] for line in text.split("\n")
             if (m := snippets.RE_ALL_SNIPPETS.match(line)) and m["snippet"] and not m["escape"]]
 
 
 def _fence(mark: str, info: str, body: str, ran: set[str], root: Path) -> str:
-    """The Markdown that stands for a fenced block (``info``, ``body``) below the HTML comment
-    ``mark`` ('' if none); ``ran`` holds the snippet files whose whole-file cell comes later (the
-    blocks are visited last first), and gets this block's."""
+    """The Markdown for a fenced block (``info``, ``body``) below the comment ``mark`` ('' if
+    none); ``ran``, the files whose whole-file cell comes later (last block first), gets its."""
     lang, body = (info.split() or [""])[0], body.rstrip("\n")
     skip = re.search(r'skip\(reason="(.*)"\)', mark)
     if "expected-output" in mark:
@@ -137,9 +127,8 @@ def _fence(mark: str, info: str, body: str, ran: set[str], root: Path) -> str:
 
 
 def article_notebook(page: str, site_url: str, root: Path = ROOT) -> ArticleNotebook:
-    """The notebook of the article ``docs/<page>`` (``page`` like ``lookup-tables.md``), whose
-    links point to ``site_url`` (``https://…/``). Reads the page and the files it includes and
-    uses under ``root``. Raises ``ValueError`` if an included file or region is missing."""
+    """The notebook of ``docs/<page>`` under ``root``, its links on ``site_url`` (``https://…/``).
+    Raises ``ValueError`` if an included file or region is missing."""
     text = re.sub(r"\A---\n.*?\n---\n", "", (root / "docs" / page).read_text("utf-8"), flags=re.S)
     text = flatten(text)
     lines, found = text.split("\n"), tokens(text)
@@ -219,18 +208,16 @@ def converted(page: str, site_url: str, root: Path) -> dict[str, bytes]:
 
 
 def on_page_content(html, *, page, config, files):
-    """Put the link to an article's download first in the line under its title (MkDocs event;
-    a Chinese page links its English page's). Raises ``PluginError`` if it has no ``<h1>``."""
+    """Link an article's download first in the line under its title (MkDocs event; a Chinese
+    page links its English page's). Raises ``PluginError`` if the page has no ``<h1>``."""
     folder = (getattr(page.file, "norm_src_uri", None) or page.file.src_uri)[:-3] + "/"
-    target = next((f for f in files if f.generated_by and f.src_uri.startswith(folder)
-                   and f.src_uri.endswith((".ipynb", ".zip"))), None)
-    if target is None or not page.file.src_uri.endswith(".md"):
-        return html
-    name = target.src_uri.removeprefix(folder)
-    what = "this article as a notebook" + ", with the files it reads" * name.endswith(".zip")
-    try:
-        return add_fact(html, f'<span class="nb-download">Run it yourself: <a download="" href="'
-                              f'{target.url_relative_to(page.file)}">{name}</a> ({what})</span>',
-                        first=True)
-    except ValueError as error:
-        raise PluginError(f"{page.file.src_uri}: {error}") from error
+    for file in (f for f in files if f.generated_by and f.src_uri.startswith(folder)
+                 and f.src_uri.endswith((".ipynb", ".zip"))):
+        name, href = file.src_uri.removeprefix(folder), file.url_relative_to(page.file)
+        what = "this article as a notebook" + ", with the files it reads" * name.endswith(".zip")
+        try:
+            return add_fact(html, f'<span class="nb-download">Run it yourself: <a download="" '
+                                  f'href="{href}">{name}</a> ({what})</span>', first=True)
+        except ValueError as error:
+            raise PluginError(f"{page.file.src_uri}: {error}") from error
+    return html

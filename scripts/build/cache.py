@@ -1,7 +1,6 @@
-"""The build's one cache: ``.cache/<kind>/<key>/``, a folder of files per key, for the figures,
-the executed notebooks and the article downloads (:mod:`scripts.build.execute`). Every key is
-made by :func:`key`; entries are written atomically; one prune policy. ``rm -rf .cache``
-forgets everything."""
+"""The build's one cache, ``.cache/<kind>/<key>/`` (a folder of files per key) for the execute
+stage's figures, executed notebooks and article downloads: one key function, atomic writes, one
+prune policy. ``rm -rf .cache`` forgets everything."""
 
 from __future__ import annotations
 
@@ -38,18 +37,17 @@ def key(*parts: str | bytes) -> str:
 
 
 def contents(root: Path, paths) -> list[str | bytes]:
-    """Each file among ``paths``, sorted (``__pycache__`` left out): its path under ``root``, then
-    its bytes; parts for :func:`key`."""
+    """Parts for :func:`key`: each file of ``paths``, sorted: its path under ``root``, bytes."""
     return [part for p in sorted(paths) if p.is_file() and "__pycache__" not in p.parts
             for part in (p.relative_to(root).as_posix(), p.read_bytes())]
 
 
 def get(store: Path, name: str) -> Path | None:
     """The entry ``store/name``, marked as used now, or ``None`` when there is none."""
-    if not (store / name).is_dir():
-        return None
-    os.utime(store / name)
-    return store / name
+    if (store / name).is_dir():
+        os.utime(store / name)
+        return store / name
+    return None
 
 
 def put(store: Path, name: str, files: dict[str, bytes]) -> Path:

@@ -1,13 +1,12 @@
-"""The execute stage: every figure module drawn to SVG, every notebook executed and every
-article's download made, as jobs of one pool of worker processes (one per core), each result kept
-in the cache (:mod:`scripts.build.cache`) under a key of everything it depends on. A stale job
-runs; a kept one is reused. A job that fails stops the build with a ``PluginError`` naming its
-notebook and cell, or its module and function."""
+"""The execute stage: each notebook executed, each figure module drawn to SVG and each article's
+download made, as jobs run in parallel, each result kept in the cache (:mod:`scripts.build.cache`)
+under a key of all it depends on, so only stale jobs run. A failing job stops the build with a
+``PluginError`` naming its notebook and cell, or its module and function."""
 
 from __future__ import annotations
 
 import ast
-import importlib
+import contextlib
 import importlib.util
 import json
 import logging
@@ -17,11 +16,9 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
+from collections import namedtuple
+from concurrent.futures import BrokenExecutor, ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
-from typing import NamedTuple
 
 import nbformat
 from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
@@ -42,10 +39,6 @@ SETTINGS = {"format": "executed-1", "timeout_s": 600, "coalesce_streams": True,
             "record_timing": False, "allow_errors": False, "transport": "ipc"}
 #: Bumped when the drawing code changes what is stored; part of every figure's key.
 FIGURES_FORMAT = "figures-2"
-#: The cache's kinds: the executed notebooks, the figures' SVGs, the articles' downloads.
-KINDS = ("executed", "figures", "articles")
-#: What the pool's server process imports once, before forking the workers.
-PRELOAD = ["scripts.build.execute", "matplotlib.pyplot", "torch"]
 
 
 class NotebookFailed(PluginError):
@@ -53,16 +46,9 @@ class NotebookFailed(PluginError):
     the notebook (``notebook <name>.ipynb: …``) and ends with the failing cell's code."""
 
 
-class Job(NamedTuple):
-    """One job: the cache's ``kind`` and ``key`` of its result, its ``name`` (a notebook's path
-    under ``docs/``, a figure module's or a page's), and ``make(*args)``, which returns the
-    entry's files (path -> bytes; a notebook's bytes alone are filed under ``name``)."""
-
-    kind: str
-    key: str
-    name: str
-    make: Callable
-    args: tuple
+#: A job: its entry's ``kind`` and ``key``, its ``name`` (a notebook's, module's or page's path)
+#: and ``make(*args)``, the entry's files (path -> bytes; bytes alone: filed under ``name``).
+Job = namedtuple("Job", "kind key name make args")
 
 
 def notebook_key(notebook: Path) -> str:
@@ -91,9 +77,8 @@ def executed(source: Path, key: str = "") -> bytes:
     client = NotebookClient(
         nb, config=Config({"KernelManager": {"transport": SETTINGS["transport"], "ip": sockets}}),
         kernel_name=nb.metadata.get("kernelspec", {}).get("name", "python3"),
-        timeout=SETTINGS["timeout_s"], allow_errors=SETTINGS["allow_errors"],
-        coalesce_streams=SETTINGS["coalesce_streams"], record_timing=SETTINGS["record_timing"],
-        resources={"metadata": {"path": str(source.parent)}})
+        timeout=SETTINGS["timeout_s"], resources={"metadata": {"path": str(source.parent)}},
+        **{k: SETTINGS[k] for k in ("allow_errors", "coalesce_streams", "record_timing")})
     try:
         client.execute()
     except Exception as error:  # a cell raised, or the kernel did not start or died
@@ -102,8 +87,7 @@ def executed(source: Path, key: str = "") -> bytes:
         cell = next((c.source for c in nb.cells if any(
             o.get("output_type") == "error" for o in c.get("outputs", []))), "")
         raise NotebookFailed(f"notebook {source.name}: {what}\n{cell}\n") from None
-    if key:
-        nb.metadata["execute_key"] = key
+    nb.metadata["execute_key"] = key
     return (nbformat.writes(nb).rstrip("\n") + "\n").encode()
 
 
@@ -114,18 +98,16 @@ def declared_names(script: Path, rel: str) -> list[str]:
         tree = ast.parse(script.read_bytes(), filename=rel)
     except SyntaxError as exc:
         raise PluginError(f"figure script {rel} failed to import: SyntaxError: {exc}") from None
-    node = next((n for n in tree.body if isinstance(n, ast.Assign)
-                 and any(getattr(t, "id", None) == "__all__" for t in n.targets)), None)
-    if node is None:
+    values = [n.value for n in tree.body if isinstance(n, ast.Assign)
+              and "__all__" in [getattr(t, "id", None) for t in n.targets]]
+    if not values:
         raise PluginError(f"figure script {rel} has no __all__ listing its figure functions")
-    try:
-        names = ast.literal_eval(node.value)
-    except ValueError:
-        names = None
-    if not (names and isinstance(names, list | tuple) and all(isinstance(n, str) for n in names)):
-        raise PluginError(f"figure script {rel}: __all__ must be a list of names written out, so "
-                          "that the build knows the figures' file names before drawing them")
-    return list(names)
+    with contextlib.suppress(ValueError):
+        names = ast.literal_eval(values[0])
+        if names and isinstance(names, list | tuple) and all(isinstance(n, str) for n in names):
+            return list(names)
+    raise PluginError(f"figure script {rel}: __all__ must be a list of names written out, so "
+                      "that the build knows the figures' file names before drawing them")
 
 
 def figure_jobs(root: Path) -> list[Job]:
@@ -139,9 +121,8 @@ def figure_jobs(root: Path) -> list[Job]:
 
 
 def draw(package: str, rel: str, names: tuple[str, ...]) -> dict[str, bytes]:
-    """Each function ``names`` of ``snippets.<package>.figures`` drawn in each theme, as
-    ``figures/<page>/<name>-<theme>.svg`` (``<page>``: ``package`` with ``-`` for ``_``).
-    Raises ``PluginError`` naming the module ``rel``, and the function and theme."""
+    """Each function ``names`` of ``snippets.<package>.figures`` in each theme, as SVG at
+    ``figures/<package, - for _>/<name>-<theme>.svg``. Raises ``PluginError`` naming ``rel``."""
     try:
         style = importlib.import_module("snippets.figure_style")
         module = importlib.import_module(f"snippets.{package}.figures")
@@ -161,9 +142,8 @@ def draw(package: str, rel: str, names: tuple[str, ...]) -> dict[str, bytes]:
 
 
 def _worker(root: str, build: int) -> None:
-    """A worker's start: ``snippets`` imported from ``root`` (a test's project has its own),
-    torch's warning about a CUDA compiler without a GPU silenced, and an exit within a second of
-    the build (process ``build``) ending, even killed."""
+    """A worker's start: ``snippets`` from ``root`` (a test's project has its own), torch's CUDA
+    compiler warning off, an exit within a second of the build (``build``) ending, killed too."""
     if (init := Path(root, "snippets", "__init__.py")).is_file():
         spec = importlib.util.spec_from_file_location("snippets", init)
         sys.modules["snippets"] = package = importlib.util.module_from_spec(spec)
@@ -199,7 +179,7 @@ def run(root: Path = ROOT, docs: Path | None = None, articles: tuple[str, ...] =
                  sum(job.kind == "figures" for job in jobs) - len(figures), ", ".join(figures))
     if stale:  # notebooks in threads (each waits on its kernel), the rest in processes
         context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(PRELOAD)
+        context.set_forkserver_preload(["scripts.build.execute", "matplotlib.pyplot", "torch"])
         with ThreadPoolExecutor(len(stale)) as threads, ProcessPoolExecutor(
                 os.cpu_count(), context, _worker, (str(root), os.getpid())) as pool:
             futures = {n: (threads if jobs[n].kind == "executed" else pool).submit(
@@ -207,10 +187,10 @@ def run(root: Path = ROOT, docs: Path | None = None, articles: tuple[str, ...] =
             for n, future in futures.items():
                 try:
                     files = future.result()
-                except BrokenProcessPool:
+                except BrokenExecutor:
                     raise PluginError(f"{jobs[n].name}: its worker process died") from None
                 files = {jobs[n].name: files} if isinstance(files, bytes) else files
                 made[n] = put(cache / jobs[n].kind, jobs[n].key, files)
-    for kind in KINDS:
+    for kind in ("executed", "figures", "articles"):
         prune(cache / kind, {job.key for job in jobs if job.kind == kind} | {"rendered"})
     return [(job, made[n], n in stale) for n, job in enumerate(jobs)]

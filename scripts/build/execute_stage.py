@@ -1,6 +1,5 @@
-"""Build steps of the execute stage (:mod:`scripts.build.execute`): run before mkdocs-jupyter's
-``on_files`` turns notebooks into pages, so that each notebook page is rendered from its executed
-copy (``execute: false`` in ``mkdocs.yml``) and dated from its committed notebook."""
+"""Build steps: the execute stage (:mod:`scripts.build.execute`) runs before mkdocs-jupyter turns
+notebooks into pages, each rendered from its executed copy, dated from the committed notebook."""
 
 from __future__ import annotations
 
@@ -21,10 +20,9 @@ log = logging.getLogger("mkdocs.hooks.execute_stage")
 
 
 def on_files(files, *, config):
-    """Run the execute stage and add what it made to the site's files (MkDocs event): each
-    notebook page pointed at its executed copy, the committed notebook beside it as its download
-    (``notebooks/x/x.ipynb``); every figure and article download, as bytes (an ``.ipynb`` path
-    would become a page). Raises ``PluginError`` when a job fails."""
+    """Run the execute stage; point each notebook page at its executed copy, with the committed
+    notebook beside it (``notebooks/x/x.ipynb``); add figures and downloads as bytes (an
+    ``.ipynb`` path would become a page) (MkDocs event). Raises ``PluginError``."""
     for job, entry, now in execute.run(root_of(config), Path(config.docs_dir),
                                        tuple(articles(config.nav or [])), config.site_url or "/"):
         committed = files.get_file_from_path(job.name) if job.kind == "executed" else None
@@ -43,9 +41,8 @@ def on_files(files, *, config):
 
 
 def revision_date(path: Path) -> str:
-    """The "Last update" HTML of ``path`` as git-revision-date-localized writes it (``type:
-    date``, ``locale: en``), from its last commit's author date (UTC), by the plugin's own git
-    query; outside git, the build's time (``SOURCE_DATE_EPOCH`` if set)."""
+    """``path``'s "Last update" as git-revision-date-localized writes it (``type: date``, ``locale:
+    en``; the plugin's git query); outside git, the build's time (``SOURCE_DATE_EPOCH``)."""
     try:
         out = subprocess.run(["git", "log", "-1", "--format=%at", "--diff-filter=r", "--follow",
                               "--ignore-all-space", "--ignore-blank-lines", "--", path.name],

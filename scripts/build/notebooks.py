@@ -1,7 +1,6 @@
-"""Build step: a notebook page (mkdocs-jupyter's, from nbconvert's JupyterLab template) made as
-light as an article. The template's inlined styles and scripts and its clipboard widgets go (any
-other script is an error); code cells and text outputs take Material's code-block markup; anchors
-become Material's permalinks; downloads and the notebook's description are added."""
+"""Build step: a notebook page (mkdocs-jupyter's JupyterLab template) as light as an article:
+the template's styles, scripts and clipboard widgets go; cells and text outputs take Material's
+code-block markup, anchors its permalinks; downloads and a description are added."""
 
 from __future__ import annotations
 
@@ -17,22 +16,15 @@ from mkdocs.exceptions import PluginError
 from scripts.build.page_facts import add_fact
 
 
-def _template_script(script) -> bool:
-    """Whether ``script`` is one the template adds: MathJax's (with an empty ``src``), Mermaid's
-    loader or the clipboard's."""
-    src, text = script.get("src"), script.get_text()
-    return (src == "" or "mathjax" in (src or "").lower() or "clipboard-copy" in text
-            or script.get("type") == "text/x-mathjax-config"
-            or (script.get("type") == "module" and "mermaid" in text))
-
-
 def restyle(html: str, src_uri: str, toc_ids: tuple[str, ...] = ()) -> str:
     """The notebook page body ``html`` without the template's assets, in Material's markup; the
     headings take ``toc_ids`` (the ids the table of contents links to) when there are as many.
     Raises ``PluginError`` naming ``src_uri`` for a script the template does not add."""
     soup = BeautifulSoup(html, "html.parser")
-    for script in soup.find_all("script"):
-        if not _template_script(script):
+    for script in soup.find_all("script"):  # the template's: MathJax, Mermaid, the clipboard
+        src, text, kind = script.get("src"), script.get_text(), script.get("type")
+        if not (src == "" or "mathjax" in (src or "").lower() or "clipboard-copy" in text
+                or kind == "text/x-mathjax-config" or (kind == "module" and "mermaid" in text)):
             raise PluginError(f"notebook {src_uri}: an output holds a <script> ("
                               f"{str(script)[:80]}...); this site ships no notebook JavaScript")
     for element in [*soup.select("style, script"),
@@ -64,9 +56,8 @@ def restyle(html: str, src_uri: str, toc_ids: tuple[str, ...] = ()) -> str:
 @functools.lru_cache(maxsize=16)
 def notebook_page(html: str, src_uri: str, data: tuple[tuple[str, str], ...],
                   toc_ids: tuple[str, ...]) -> str:
-    """:func:`restyle` of ``html``, with the links to the notebook and its ``data`` (``(href,
-    label)`` each) under its title; remembered, as ``mkdocs serve`` renders it again unchanged.
-    Raises ``PluginError``."""
+    """:func:`restyle` of ``html`` with links to the notebook and its ``data`` (``(href, label)``
+    each) under its title; remembered for ``mkdocs serve``. Raises ``PluginError``."""
     escape, name = html_module.escape, html_module.escape(posixpath.basename(src_uri))
     fact = f'Run it yourself: <a download="" href="{name}">{name}</a>'
     if data:
@@ -95,8 +86,6 @@ def on_page_content(html, *, page, config, files):
     return notebook_page(html, page.file.src_uri, data, tuple(_ids(page.toc)))
 
 
-def _ids(toc):
+def _ids(toc) -> list[str]:
     """The ids a table of contents links to, in document order."""
-    for item in toc:
-        yield item.id
-        yield from _ids(item.children)
+    return [found for item in toc for found in (item.id, *_ids(item.children))]
