@@ -177,12 +177,12 @@ def run(root: Path = ROOT, docs: Path | None = None, articles: tuple[str, ...] =
     if figures := [jobs[n].name for n in stale if jobs[n].kind == "figures"]:
         log.info("figures: drawing %d module(s) (%d from the cache): %s", len(figures),
                  sum(job.kind == "figures" for job in jobs) - len(figures), ", ".join(figures))
-    if stale:  # notebooks in threads (each waits on its kernel), the rest in processes
+    if stale:  # figures in worker processes; in threads, notebooks (waiting on kernels), articles
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload(["scripts.build.execute", "matplotlib.pyplot", "torch"])
         with ThreadPoolExecutor(len(stale)) as threads, ProcessPoolExecutor(
                 os.cpu_count(), context, _worker, (str(root), os.getpid())) as pool:
-            futures = {n: (threads if jobs[n].kind == "executed" else pool).submit(
+            futures = {n: (pool if jobs[n].kind == "figures" else threads).submit(
                 jobs[n].make, *jobs[n].args) for n in stale}
             for n, future in futures.items():
                 try:
