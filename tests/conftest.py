@@ -29,7 +29,6 @@ from filelock import FileLock
 from hypothesis import HealthCheck, settings
 
 from scripts import ROOT
-from scripts.build.execute import CACHE_DIR as EXECUTED_DIR
 from scripts.checks.site import build_site, docs_tree
 
 matplotlib.use("Agg")  # figures render without a display
@@ -101,7 +100,7 @@ def print_pdf(site: Path, log: str) -> tuple[int, str]:
 
 def _notebook_cache() -> list[str]:
     """The executed notebooks kept in ``.cache/executed/`` (paths under it, sorted)."""
-    folder = ROOT / EXECUTED_DIR
+    folder = ROOT / ".cache" / "executed"
     return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*.ipynb"))
 
 

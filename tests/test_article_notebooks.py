@@ -26,8 +26,15 @@ import nbformat
 import pytest
 import yaml
 
-from scripts.build.article_downloads import articles, downloads
-from scripts.build.article_notebooks import CUDA_NOTE, ROOT, SKIP_TAG, article_notebook
+from scripts.build.article_notebooks import (
+    CUDA_NOTE,
+    ROOT,
+    SKIP_TAG,
+    article_key,
+    article_notebook,
+    articles,
+    downloads,
+)
 
 SITE_URL = "https://example.org/site/"
 ARTICLES = articles(yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=yaml.BaseLoader)["nav"])
@@ -251,16 +258,14 @@ def test_a_snippet_module_a_file_imports_ships_with_it(tmp_path):
 def test_the_conversion_is_remembered_under_every_file_it_reads(tmp_path):
     """``mkdocs serve`` reuses a conversion while its digest is the same: the digest changes with
     the page, with a file the page includes (under snippets/ or not) and with a snippets/ file."""
-    from scripts.build.article_downloads import sources_digest
-
     root = _project(tmp_path)
     (root / "notes.txt").write_text("one\n")
     page = root / "docs" / "page.md"
     page.write_text(page.read_text() + '\n```text\n--8<-- "notes.txt"\n```\n')
-    digests = [sources_digest(root, "page.md")]
+    digests = [article_key(root, "page.md", SITE_URL)]
     for path, text in [(root / "notes.txt", "two\n"), (page, page.read_text() + "More.\n"),
                        (root / "snippets" / "data" / "words.txt", "a b\n")]:
         path.write_text(text)
-        digests.append(sources_digest(root, "page.md"))
+        digests.append(article_key(root, "page.md", SITE_URL))
     assert len(set(digests)) == len(digests), "an edit left the digest unchanged"
-    assert sources_digest(root, "page.md") == digests[-1]
+    assert article_key(root, "page.md", SITE_URL) == digests[-1]

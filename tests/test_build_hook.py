@@ -13,7 +13,7 @@ from scripts import ROOT
 from scripts.build import hook as build
 
 #: Each list of hook.py and the MkDocs event it serves.
-LISTS = {"CONFIG": "on_config", "PRE_BUILD": "on_pre_build", "FILES": "on_files",
+LISTS = {"CONFIG": "on_config", "FILES": "on_files",
          "NAV": "on_nav", "PAGE_MARKDOWN": "on_page_markdown",
          "PAGE_CONTENT": "on_page_content", "PAGE_CONTEXT": "on_page_context",
          "POST_PAGE": "on_post_page", "POST_TEMPLATE": "on_post_template",

@@ -12,7 +12,7 @@ from scripts.build import hook
 
 TEXT = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
 #: Each list of hook.py and the MkDocs event it serves.
-EVENTS = {"CONFIG": "on_config", "PRE_BUILD": "on_pre_build", "FILES": "on_files",
+EVENTS = {"CONFIG": "on_config", "FILES": "on_files",
           "NAV": "on_nav", "PAGE_MARKDOWN": "on_page_markdown",
           "PAGE_CONTENT": "on_page_content", "PAGE_CONTEXT": "on_page_context",
           "POST_PAGE": "on_post_page", "POST_TEMPLATE": "on_post_template",

@@ -17,15 +17,16 @@ import textwrap
 
 import pytest
 import yaml
+from mkdocs.exceptions import PluginError
 
 from scripts import ROOT
-from scripts.build import figures as hook
+from scripts.build import execute
 from scripts.build.cache import environment_fingerprint
 from scripts.checks.site import build_site
 from snippets.figure_style import MIN_TEXT_PX, PHONE_COLUMN_PX, THEMES, render_svg, smallest_text_px
 
 #: The snippets packages that have figures: ``lookup_tables``, ``sparsity``, ...
-MODULES = [p.parent.name for p in hook.figure_scripts(ROOT)]
+MODULES = [job.args[0] for job in execute.figure_jobs(ROOT)]
 FUNCTIONS = [
     (mod, name)
     for mod in MODULES
@@ -40,7 +41,7 @@ def test_figure_is_a_self_contained_svg_readable_on_a_phone(mod, name, site):
     at least MIN_TEXT_PX on a phone's column. Read from the build: nothing is drawn here."""
     svgs = {}
     for theme in THEMES:
-        svg = (site / f"figures/{hook.page_slug(mod)}/{name}-{theme.name}.svg").read_bytes()
+        svg = (site / f"figures/{mod.replace('_', '-')}/{name}-{theme.name}.svg").read_bytes()
         text = svg.decode("utf-8")
         assert text.lstrip().startswith("<?xml") and "<svg" in text
         assert "<dc:date>" not in text, "SVG carries a date"
@@ -63,7 +64,7 @@ def test_figure_drawn_again_is_byte_identical(mod, name, site):
     fn = getattr(importlib.import_module(f"snippets.{mod}.figures"), name)
     for theme in THEMES:
         svg = render_svg(fn, theme)  # raises TypeError unless fn returns a matplotlib Figure
-        built = site / f"figures/{hook.page_slug(mod)}/{name}-{theme.name}.svg"
+        built = site / f"figures/{mod.replace('_', '-')}/{name}-{theme.name}.svg"
         assert svg == built.read_bytes(), f"{name} ({theme.name}): differs from the site's copy"
 
 
@@ -87,21 +88,23 @@ def test_serve_cache_key_follows_the_sources_a_figure_can_depend_on(tmp_path):
     snippets = tmp_path / "snippets"
     for page in ("one", "two"):
         (snippets / page).mkdir(parents=True)
-        (snippets / page / "figures.py").write_text("__all__ = []\n")
+        (snippets / page / "figures.py").write_text(f'__all__ = ["{page}"]\n')
     (snippets / "figure_style.py").write_text("A = 1\n")
     (snippets / "data.json").write_text("[1]\n")
-    scripts = hook.figure_scripts(tmp_path)
-    one, two = snippets / "one" / "figures.py", snippets / "two" / "figures.py"
-    assert scripts == [one, two]
-    first = hook._cache_keys(tmp_path, scripts)
-    assert first == hook._cache_keys(tmp_path, scripts)  # stable
-    one.write_text("__all__ = []  # edited\n")
-    edited = hook._cache_keys(tmp_path, scripts)
+    one, two = "snippets/one/figures.py", "snippets/two/figures.py"
+
+    def keys() -> dict[str, str]:
+        return {job.name: job.key for job in execute.figure_jobs(tmp_path)}
+
+    first = keys()
+    assert sorted(first) == [one, two] and first == keys()  # stable
+    (tmp_path / one).write_text('__all__ = ["one"]  # edited\n')
+    edited = keys()
     assert edited[one] != first[one]
     assert edited[two] == first[two]  # other pages keep their SVGs
-    (tmp_path / "snippets" / "data.json").write_text("[2]\n")
-    data_changed = hook._cache_keys(tmp_path, scripts)
-    assert all(data_changed[s] != edited[s] for s in scripts)  # data/helpers invalidate all
+    (snippets / "data.json").write_text("[2]\n")
+    data_changed = keys()
+    assert all(data_changed[s] != edited[s] for s in edited)  # data/helpers invalidate all
     assert "torch==" in environment_fingerprint()  # a new pin invalidates all too
     assert sys.version in environment_fingerprint()
 
@@ -126,7 +129,7 @@ def test_the_environment_is_the_same_in_every_process(tmp_path):
 def test_figure_names_are_read_without_importing(tmp_path):
     good = tmp_path / "good.py"
     good.write_text('import no_such_module\n__all__ = ["a", "b"]\n')
-    assert hook.declared_names(good, "good.py") == ["a", "b"]
+    assert execute.declared_names(good, "good.py") == ["a", "b"]
     for source, message in [
         ("x = 1\n", "has no __all__"),
         ("__all__ = NAMES\n", "list of names written out"),
@@ -134,8 +137,8 @@ def test_figure_names_are_read_without_importing(tmp_path):
     ]:
         bad = tmp_path / "bad.py"
         bad.write_text(source)
-        with pytest.raises(hook.PluginError, match=message):
-            hook.declared_names(bad, "bad.py")
+        with pytest.raises(PluginError, match=message):
+            execute.declared_names(bad, "bad.py")
 
 
 #: A figure module for the minimal projects below: one figure, and a line in ``calls.log`` (outside
@@ -177,8 +180,7 @@ def minimal_project(tmp_path, modules: dict[str, str]):
     (project / "mkdocs.yml").write_text(yaml.safe_dump({
         "site_name": "figures",
         "strict": True,
-        "hooks": [str(ROOT / "scripts" / "build" / name)
-                  for name in ("execute_stage.py", "figures.py")],
+        "hooks": [str(ROOT / "scripts" / "build" / "execute_stage.py")],
     }))
     return project
 

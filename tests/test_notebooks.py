@@ -166,30 +166,25 @@ def test_the_execute_stage_merges_a_cells_printed_chunks_into_one_output(tmp_pat
     execute stage (``scripts/build/execute.py``) keeps one output per stream, so two builds give the
     same page, and no execution timestamps. The cell below sends two chunks half a second
     apart; with ``coalesce_streams`` off it gives two outputs (checked when this was written)."""
-    from scripts.build.execute import execute_notebook
-
-    source, target = tmp_path / "chunks.ipynb", tmp_path / "out" / "chunks.ipynb"
+    source = tmp_path / "chunks.ipynb"
     nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
         'import time\nprint("first", flush=True)\ntime.sleep(0.5)\nprint("second")'
     )], metadata={"kernelspec": {"name": "python3", "language": "python",
                                  "display_name": "Python 3"}}), source)
-    execute_notebook(source, target)
-    cell = nbformat.read(target, as_version=4).cells[0]
+    cell = nbformat.reads(execute.executed(source).decode(), as_version=4).cells[0]
     assert [o["text"] for o in cell.outputs] == ["first\nsecond\n"]
     assert "execution" not in cell.metadata
 
 
 @pytest.mark.audit
 def test_a_failing_cell_fails_the_execute_stage_naming_the_notebook(tmp_path):
-    from scripts.build.execute import NotebookFailed, execute_notebook
-
     source = tmp_path / "broken.ipynb"
     nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
         "raise ValueError('on purpose')")], metadata={"kernelspec": {
         "name": "python3", "display_name": "Python 3"}}), source)
-    with pytest.raises(NotebookFailed, match=r"broken\.ipynb(.|\n)*ValueError: on purpose"):
-        execute_notebook(source, tmp_path / "out.ipynb")
-    assert not (tmp_path / "out.ipynb").exists()
+    with pytest.raises(execute.NotebookFailed,
+                       match=r"broken\.ipynb: (.|\n)*ValueError: on purpose\nraise ValueError"):
+        execute.executed(source)
 
 
 @pytest.mark.audit
@@ -201,11 +196,9 @@ def test_a_notebook_executed_again_gives_the_same_copy(page, site, tmp_path):
     which render the same executed copies)."""
     source = ROOT / "docs" / page
     key = execute.notebook_key(source)
-    built = ROOT / execute.CACHE_DIR / key / page
+    built = ROOT / ".cache" / "executed" / key / page
     assert built.is_file(), f"{page}: the build left no executed copy at {built}"
-    again = tmp_path / source.name
-    execute.execute_notebook(source, again, key)
-    first, second = built.read_bytes(), again.read_bytes()
+    first, second = built.read_bytes(), execute.executed(source, key)
     assert first == second, first_differences(first, second, page)
 
 
@@ -226,7 +219,7 @@ def test_a_notebook_page_is_dated_like_the_other_pages(site):
 
 def test_prune_spares_what_a_concurrent_build_may_use(tmp_path):
     """Only folders that are unused, finished (no leading dot) and an hour old are deleted."""
-    from scripts.build.cache import PRUNE_AFTER_S, Store
+    from scripts.build.cache import PRUNE_AFTER_S, prune
 
     names = ["kept", "recent", "old", ".half-written.tmp"]
     for name in names:
@@ -234,7 +227,7 @@ def test_prune_spares_what_a_concurrent_build_may_use(tmp_path):
     hours_ago = os.path.getmtime(tmp_path) - PRUNE_AFTER_S - 60
     for name in ("kept", "old", ".half-written.tmp"):
         os.utime(tmp_path / name, (hours_ago, hours_ago))
-    Store(tmp_path, "any", tmp_path).prune({"kept"})
+    prune(tmp_path, {"kept"})
     assert sorted(p.name for p in tmp_path.iterdir()) == [".half-written.tmp", "kept", "recent"]
 
 
@@ -242,12 +235,13 @@ def test_an_article_download_is_made_again_when_its_converter_changes(tmp_path):
     """The key of an article's download covers the code that converts it, not only the page."""
     import shutil
 
-    from scripts.build.execute import CONVERTER, converter_digest
+    from scripts.build.article_notebooks import CONVERTER, article_key
 
-    for rel in CONVERTER:
-        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(ROOT / rel, tmp_path / rel)
-    before = converter_digest(tmp_path)
-    with open(tmp_path / CONVERTER[0], "a") as edited:
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "page.md").write_text("# Page\n")
+    (tmp_path / CONVERTER).parent.mkdir(parents=True)
+    shutil.copy(ROOT / CONVERTER, tmp_path / CONVERTER)
+    before = article_key(tmp_path, "page.md", "/")
+    with open(tmp_path / CONVERTER, "a") as edited:
         edited.write("\n# a change to the converter\n")
-    assert converter_digest(tmp_path) != before
+    assert article_key(tmp_path, "page.md", "/") != before

@@ -1,38 +1,30 @@
-"""Every article as a notebook: the page's fenced blocks found by markdown-it-py, its includes
-expanded by ``pymdownx.snippets``, the result read by jupytext. :func:`article_notebook` reads
-files and writes none. What becomes what:
-
-* an executed block (```` ```python ````) becomes a code cell, the prose Markdown cells; a block
-  skipped with ``<!--pytest.mark.skip(reason="…")-->`` is shown with its reason, not run;
-* a block marked ``<!--pytest.mark.cuda-->`` (it needs a CUDA GPU) becomes a code cell as written,
-  tagged ``skip-execution`` (:data:`SKIP_TAG`), after a Markdown cell saying so
-  (:data:`CUDA_NOTE`): a reader on a GPU runs it; nbclient and nbmake, which honour the tag, leave
-  it out, so the notebook runs to its end in a kernel on a CPU;
-* an included snippet region (``--8<-- "snippets/<page>/<what>.py:region"``) is shown, not run;
-  after the last include of a file, one code cell holds the whole file with ``__file__`` set to its
-  path in the repository (so ``snippets/data/…`` resolves in the notebook's folder): running it
-  runs the file's checks, its ``main()`` (``__name__`` is ``"__main__"`` in a kernel);
-* an included output (``<what>.out``) is shown; an expected output after a block is dropped;
-* tabs and admonitions become a bold title over their body; ``math`` fences and ``#!math`` spans
-  become ``$$…$$`` and ``$…$``; figures keep their light variant; links point to ``site_url``.
-"""
+"""Every article as a notebook, made by the execute stage (:func:`converted`) and linked under
+its title: blocks found by markdown-it-py, includes expanded by ``pymdownx.snippets``, cells read
+by jupytext. Executed blocks become code cells, a CUDA one tagged :data:`SKIP_TAG`; an included
+region is shown, then its whole file runs in one cell. With the files it reads, a zip."""
 
 from __future__ import annotations
 
+import io
 import posixpath
 import re
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import jupytext
 import markdown
 import nbformat
-from markdown_it import MarkdownIt
+from mkdocs.exceptions import PluginError
 from pymdownx.snippets import SnippetMissingError, SnippetPreprocessor
 
 from scripts import ROOT
-from scripts.build.markdown_blocks import flatten
+from scripts.build.cache import contents, key
+from scripts.build.markdown_blocks import flatten, tokens
+from scripts.build.page_facts import add_fact
 
+#: This converter and a format (bumped when a download changes without it): in every key.
+CONVERTER, ARTICLES_FORMAT = "scripts/build/article_notebooks.py", "articles-3"
 #: The folder whose files a notebook may read, relative to the repository root.
 DATA_DIR = "snippets/data"
 #: The cell tag that nbclient (and so nbmake) skips: ``NotebookClient.skip_cells_with_tag``.
@@ -51,9 +43,8 @@ PROSE = [(re.compile(p, re.M), r) for p, r in [
 
 @dataclass
 class ArticleNotebook:
-    """One article as a notebook: ``name``, its file name (``lookup-tables.ipynb``); ``notebook``
-    (nbformat 4); ``data``, each file it reads (a data file or a snippet module it imports), as
-    its POSIX path relative to the notebook (``snippets/data/river_town.txt``) -> its bytes."""
+    """An article's notebook: its file ``name`` (``x.ipynb``), the ``notebook`` (nbformat 4) and
+    the ``data`` it reads, path relative to the notebook (``snippets/data/a.txt``) -> bytes."""
 
     name: str
     notebook: nbformat.NotebookNode
@@ -76,8 +67,7 @@ def _url(target: str, page: str, site_url: str) -> str:
 
 
 def _prose(text: str, page: str, site_url: str) -> str:
-    """``text``, Markdown of ``page`` outside code, rewritten by :data:`PROSE`, links made
-    absolute on the published site (``site_url``)."""
+    """``text``, prose of ``page``, rewritten by :data:`PROSE`, links absolute on ``site_url``."""
     for pattern, replacement in PROSE:
         text = pattern.sub(replacement, text)
     text = re.sub(r"\n{3,}", "\n\n", text)  # where a line was left out
@@ -85,8 +75,7 @@ def _prose(text: str, page: str, site_url: str) -> str:
 
 
 def _shipped(code: str, root: Path) -> dict[str, bytes]:
-    """The snippet modules ``code`` imports (``from snippets.a.b import c``) and those they import
-    (their packages need no ``__init__.py``): path under ``root`` (POSIX) -> bytes."""
+    """The snippet modules ``code`` imports, and those they import: path under ``root`` -> bytes."""
     shipped: dict[str, bytes] = {}
     while found := {
         path for module, names in IMPORT.findall(code) for folder in [module.replace(".", "/")]
@@ -99,25 +88,22 @@ def _shipped(code: str, root: Path) -> dict[str, bytes]:
 
 
 def _snippets(root: Path) -> SnippetPreprocessor:
-    """``pymdownx.snippets``' preprocessor, set as in ``mkdocs.yml`` (less the glossary it
-    appends to every page), with ``root`` as its base path."""
+    """``pymdownx.snippets``' preprocessor as ``mkdocs.yml`` sets it (less the glossary)."""
     config = {"base_path": [str(root)], "check_paths": True, "dedent_subsections": True}
     return markdown.Markdown(extensions=["pymdownx.snippets"], extension_configs={
         "pymdownx.snippets": config}).preprocessors["snippet"]
 
 
 def included(text: str, root: Path = ROOT) -> list[str]:
-    """The paths (relative to ``root``) of the files that each ``--8<--`` line of ``text`` (a
-    page, or a block's lines) includes, in order, as ``pymdownx.snippets`` reads them."""
+    """The paths under ``root`` of the files ``text``'s ``--8<--`` lines include, in order."""
     snippets = _snippets(root)
     return [snippets.parse_snippet_target(m["snippet"][1:-1])["path"] for line in text.split("\n")
             if (m := snippets.RE_ALL_SNIPPETS.match(line)) and m["snippet"] and not m["escape"]]
 
 
 def _fence(mark: str, info: str, body: str, ran: set[str], root: Path) -> str:
-    """The Markdown that stands for a fenced block (``info``, ``body``) below the HTML comment
-    ``mark`` ('' if none); ``ran`` holds the snippet files whose whole-file cell comes later (the
-    blocks are visited last first), and gets this block's."""
+    """The Markdown for a fenced block (``info``, ``body``) below the comment ``mark`` ('' if
+    none); ``ran``, the files whose whole-file cell comes later (last block first), gets its."""
     lang, body = (info.split() or [""])[0], body.rstrip("\n")
     skip = re.search(r'skip\(reason="(.*)"\)', mark)
     if "expected-output" in mark:
@@ -141,14 +127,13 @@ def _fence(mark: str, info: str, body: str, ran: set[str], root: Path) -> str:
 
 
 def article_notebook(page: str, site_url: str, root: Path = ROOT) -> ArticleNotebook:
-    """The notebook of the article ``docs/<page>`` (``page`` like ``lookup-tables.md``), whose
-    links point to ``site_url`` (``https://…/``). Reads the page and the files it includes and
-    uses under ``root``. Raises ``ValueError`` if an included file or region is missing."""
+    """The notebook of ``docs/<page>`` under ``root``, its links on ``site_url`` (``https://…/``).
+    Raises ``ValueError`` if an included file or region is missing."""
     text = re.sub(r"\A---\n.*?\n---\n", "", (root / "docs" / page).read_text("utf-8"), flags=re.S)
     text = flatten(text)
-    lines, tokens = text.split("\n"), MarkdownIt("commonmark").parse(text)
+    lines, found = text.split("\n"), tokens(text)
     parts, end, ran = [], len(lines), set()
-    for before, token in reversed(list(zip([None, *tokens[:-1]], tokens, strict=True))):
+    for before, token in reversed(list(zip([None, *found[:-1]], found, strict=True))):
         if token.type == "fence" and token.level == 0:  # the last block first
             comment = before and before.type == "html_block" and before.content.startswith("<!--")
             mark = before.content if comment else ""
@@ -179,3 +164,60 @@ def article_notebook(page: str, site_url: str, root: Path = ROOT) -> ArticleNote
             for f in sorted((root / DATA_DIR).glob("*"))
             if f.is_file() and f.name != "README.md" and f.name in code}
     return ArticleNotebook(page.removesuffix(".md") + ".ipynb", notebook, shipped | data)
+
+
+def articles(nav: list) -> list[str]:
+    """The pages (paths under docs/) listed in the ``Articles`` section of a ``nav`` config."""
+    section = next((i["Articles"] for i in nav if isinstance(i, dict) and "Articles" in i), [])
+    return [next(iter(p.values())) if isinstance(p, dict) else p for p in section]
+
+
+def downloads(article: ArticleNotebook) -> dict[str, bytes]:
+    """File name -> bytes of what a reader downloads: the notebook alone (``x.ipynb``), or, when
+    it reads files, a zip of it and them under ``x/`` (``x.zip``: entries sorted, dated
+    1980-01-01, mode 0644, so the same files give the same bytes)."""
+    folder, files = article.name.removesuffix(".ipynb"), {article.name: article.ipynb_bytes()}
+    if not article.data:
+        return files
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for name, content in sorted((files | article.data).items()):
+            info = zipfile.ZipInfo(f"{folder}/{name}", date_time=(1980, 1, 1, 0, 0, 0))
+            info.external_attr, info.compress_type = 0o644 << 16, zipfile.ZIP_DEFLATED
+            archive.writestr(info, content)
+    return {f"{folder}.zip": buffer.getvalue()}
+
+
+def article_key(root: Path, page: str, site_url: str) -> str:
+    """The cache key of ``page``'s download: ``site_url`` and every file its conversion may read
+    (the page, the files it includes, everything under ``snippets/``, :data:`CONVERTER`)."""
+    text = (root / "docs" / page).read_text(encoding="utf-8")
+    paths = {root / "docs" / page, root / CONVERTER, *(root / "snippets").rglob("*"),
+             *(root / path for path in included(text, root))}
+    return key(ARTICLES_FORMAT, site_url, *contents(root, paths))
+
+
+def converted(page: str, site_url: str, root: Path) -> dict[str, bytes]:
+    """:func:`downloads` of ``page``, in the page's folder (``x/x.zip``). Raises ``PluginError``
+    naming the page when it cannot be converted."""
+    try:
+        files = downloads(article_notebook(page, site_url, root))
+    except (ValueError, OSError, SyntaxError) as err:
+        raise PluginError(f"notebook of {page}: {err}") from None
+    return {f"{page.removesuffix('.md')}/{name}": content for name, content in files.items()}
+
+
+def on_page_content(html, *, page, config, files):
+    """Link an article's download first in the line under its title (MkDocs event; a Chinese
+    page links its English page's). Raises ``PluginError`` if the page has no ``<h1>``."""
+    folder = (getattr(page.file, "norm_src_uri", None) or page.file.src_uri)[:-3] + "/"
+    for file in (f for f in files if f.generated_by and f.src_uri.startswith(folder)
+                 and f.src_uri.endswith((".ipynb", ".zip"))):
+        name, href = file.src_uri.removeprefix(folder), file.url_relative_to(page.file)
+        what = "this article as a notebook" + ", with the files it reads" * name.endswith(".zip")
+        try:
+            return add_fact(html, f'<span class="nb-download">Run it yourself: <a download="" '
+                                  f'href="{href}">{name}</a> ({what})</span>', first=True)
+        except ValueError as error:
+            raise PluginError(f"{page.file.src_uri}: {error}") from error
+    return html

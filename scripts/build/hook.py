@@ -7,7 +7,7 @@ from __future__ import annotations
 from mkdocs.plugins import event_priority
 
 from scripts.build import (
-    article_downloads,
+    article_notebooks,
     execute_stage,
     matrix_notes,
     notebooks,
@@ -21,14 +21,10 @@ from scripts.build import (
 CONFIG = [
     reproducible.on_config,  # SOURCE_DATE_EPOCH, before MkDocs dates any page
 ]
-#: ``on_pre_build``: the execute stage.
-PRE_BUILD = [
-    execute_stage.on_pre_build,  # stale figures drawn, notebooks executed: before any page renders
-]
-#: ``on_files``: files produced by code join the site, after the plugins' ``on_files`` (see
-#: :func:`on_files`): the i18n plugin sorts only the files of ``docs/``.
+#: ``on_files``: the execute stage, then the files it made join the site, after the plugins'
+#: ``on_files`` (see below): the i18n plugin sorts only the files of ``docs/``.
 FILES = [
-    execute_stage.on_files,  # what the stage made: executed notebooks, figures, downloads
+    execute_stage.on_files,  # the execute stage: figures, notebooks, downloads made and added
     pdf_link.on_files,  # a stand-in for the whole site's PDF (python -m scripts site-pdf)
     zh.on_files,  # executed notebooks as pages (under zh/ in the Chinese build); the Chinese PDF
 ]
@@ -42,7 +38,7 @@ PAGE_MARKDOWN = [
 PAGE_CONTENT = [
     notebooks.on_page_content,  # notebook cells become Material code blocks: before the code steps
     matrix_notes.on_page_content,  # the "Verified on" line, right after the page's </h1>
-    article_downloads.on_page_content,  # the download box, right after </h1>: above that line
+    article_notebooks.on_page_content,  # the download box, right after </h1>: above that line
     zh.on_page_content,  # Chinese pages: the facts line above in Chinese; English pages of the
     # Chinese build marked English
     page_html.on_page_content,  # one pass: code blocks (line count, focus, out of search, snippet
@@ -65,9 +61,8 @@ POST_PAGE = [
 POST_TEMPLATE = [
     zh.on_post_template,  # the Chinese build's 404 page at zh/404.html
 ]
-#: ``on_post_build``: caches pruned, after the i18n plugin's (which builds the Chinese site).
+#: ``on_post_build``: after the i18n plugin's (which builds the Chinese site).
 POST_BUILD = [
-    execute_stage.on_post_build,  # the cache pruned: one policy for every store
     zh.on_post_build,  # the search index split by language (zh/search/); zh/sitemap.xml
 ]
 
@@ -87,7 +82,7 @@ def run(steps: list):
 # on_nav and on_post_build run at -100: on_files comes after it (it sorts only the files of
 # docs/ and drops pages from outside), on_nav after it translates the titles, on_post_build
 # after it has built the Chinese site and written the search index of both languages.
-on_config, on_pre_build, on_page_markdown = run(CONFIG), run(PRE_BUILD), run(PAGE_MARKDOWN)
+on_config, on_page_markdown = run(CONFIG), run(PAGE_MARKDOWN)
 on_files, on_nav = event_priority(-150)(run(FILES)), event_priority(-150)(run(NAV))
 on_page_content, on_page_context = run(PAGE_CONTENT), run(PAGE_CONTEXT)
 on_post_page, on_post_template = run(POST_PAGE), run(POST_TEMPLATE)

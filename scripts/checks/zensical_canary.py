@@ -153,13 +153,9 @@ def add_executed_outputs(docs: Path) -> None:
     its executed copy, outputs included. Zensical runs no hook, but it copies files and could
     render a notebook: what it then loses is what rendering alone would need to learn."""
     from scripts.build.execute import run
-    from scripts.build.figures import CACHE_DIR, plan_figures
 
-    copies = run(ROOT).notebooks
-    for plan in plan_figures(ROOT):
-        shutil.copytree(ROOT / CACHE_DIR / plan.key, docs, dirs_exist_ok=True)
-    for uri, (base, _) in copies.items():
-        shutil.copy2(base / uri, docs / uri)
+    for _, entry, _ in run(ROOT):
+        shutil.copytree(entry, docs, dirs_exist_ok=True)  # a figure module's SVGs, or a notebook
 
 
 def build_with_zensical(command: Path, workdir: Path) -> tuple[Path, str]:
