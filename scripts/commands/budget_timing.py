@@ -13,8 +13,9 @@ both trees run with this environment's packages. Each run times, in each tree (w
 first alternates from run to run, so a machine that slows down or warms up favours neither), in
 seconds of wall time:
 
-* ``build``: a cold strict build, ``mkdocs build --strict`` after deleting ``.cache/`` and
-  ``site/`` (every figure drawn, notebook executed and, where the tree prints one, the PDF);
+* ``build, empty cache``: a cold strict build, ``mkdocs build --strict`` after deleting
+  ``.cache/`` and ``site/`` (every figure drawn, notebook executed and, where the tree prints one,
+  the PDF); ``build, cache kept``: the same command once more, in a new process;
 * ``serve first page`` and ``serve page edit``: that tree's own ``python -m scripts serve-timing
   --runs 1`` (its own page and figure edits; a baseline without
   the script cannot be timed this way and the script stops);
@@ -85,9 +86,10 @@ def measure(what: str, tree: Path) -> dict[str, tuple[float, int]]:
     """Time ``what`` (one of :data:`MEASURES`) in ``tree``: {measurement: (seconds, status)}."""
     python = sys.executable
     if what == "build":
-        seconds, status, _ = timed([python, "-m", "mkdocs", "build", "--strict"], tree,
-                                   (".cache", "site"))
-        return {"build": (seconds, status)}
+        command = [python, "-m", "mkdocs", "build", "--strict"]
+        cold = timed(command, tree, (".cache", "site"))
+        warm = timed(command, tree, ("site",))
+        return {"build, empty cache": cold[:2], "build, cache kept": warm[:2]}
     if what == "serve":
         _, status, output = timed([python, "-m", *serve_command(tree), "--runs", "1"], tree)
         first, edit = serve_medians(output)
