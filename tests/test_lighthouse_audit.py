@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from scripts.checks.lighthouse_audit import calibrated_multiplier, failing_audits
-from scripts.checks.site import page_slug
+from scripts.checks.lighthouse_audit import audited_pages, calibrated_multiplier, failing_audits
+from scripts.checks.site import nav_pages, page_slug, page_url_path
 
 
 @pytest.mark.parametrize(
@@ -36,3 +36,14 @@ def test_failing_audits_lists_only_weighted_audits_that_fell_short():
         },
     }
     assert failing_audits(lhr, "seo") == ["meta-description (0.00): No meta description"]
+
+
+def test_every_page_is_audited_in_both_languages():
+    """Each page of the navigation once at / and once at /zh/, where the Chinese build puts it."""
+    pages = audited_pages()
+    english = nav_pages()
+    assert pages == english + [f"zh/{page}" for page in english]
+    assert {page_url_path(page) for page in pages if page.startswith("zh/")} == {
+        "zh/" + page_url_path(page) for page in english}
+    assert page_slug("zh/index.md") == "zh"
+    assert page_slug("zh/lookup-tables.md") == "zh__lookup-tables"
