@@ -229,9 +229,26 @@ def screenshots(tmp_path_factory) -> Path | None:
     return folder
 
 
+def write_first_loads(terminalreporter) -> None:
+    """Print the first-load bytes each page's budget test recorded (tests/test_first_load.py),
+    one table row per page, whether its test passed or failed; nothing when none ran."""
+    from tests.test_first_load import BUDGET_BYTES, TABLE_PROPERTY, table_header
+
+    rows = sorted({value for outcome in ("passed", "failed")
+                   for report in terminalreporter.stats.get(outcome, [])
+                   for name, value in getattr(report, "user_properties", ())
+                   if name == TABLE_PROPERTY})
+    if not rows:
+        return
+    terminalreporter.write_sep("-", f"first load per page, gzip (budget {BUDGET_BYTES:,} bytes)")
+    for line in [*table_header().splitlines(), *rows]:
+        terminalreporter.write_line(line)
+
+
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
     """Say where the browser test's screenshots are, when it took any; after the audits, print the
-    state of the Chinese pages (``python -m scripts translations``), which never fails a run."""
+    state of the Chinese pages (``python -m scripts translations``), which never fails a run, and
+    each page's first-load bytes (:func:`write_first_loads`)."""
     if os.environ.get("PYTEST_XDIST_WORKER"):
         return
     if any("audit" in getattr(r, "keywords", {}) for outcome in ("passed", "failed", "skipped")
@@ -244,6 +261,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         terminalreporter.write_sep("-", "Chinese edition: stale and missing sections")
         for line in out.getvalue().splitlines():
             terminalreporter.write_line(line)
+    write_first_loads(terminalreporter)
     factory = getattr(config, "_tmp_path_factory", None)  # what xdist uses to place its workers
     if factory is None:
         return
