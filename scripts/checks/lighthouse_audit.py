@@ -97,11 +97,23 @@ def launcher_disabled_features() -> list[str]:
     return [f for f in re.findall(r"'([^']+)'", match.group(1)) if f != "RenderDocument"]
 
 
+def quote_flag(flag: str) -> str:
+    """``flag`` as one word of ``--chrome-flags``: a value holding spaces is quoted after its ``=``.
+
+    Lighthouse splits ``--chrome-flags`` with yargs-parser (``parseChromeFlags`` in its
+    ``cli/run.js``), which reads a wholly quoted ``"--rules=a b"`` that follows a bare flag such as
+    ``--disable-quic`` as that flag's value (``--disable-quic=--rules=a b``): the rule would be
+    lost, and the flag before it changed. ``--rules="a b"`` reaches Chrome as ``--rules=a b``.
+    """
+    name, equals, value = flag.partition("=")
+    return f'{name}="{value}"' if equals and " " in value else flag
+
+
 def chrome_flags(extra: tuple[str, ...] = ()) -> str:
     """The ``--chrome-flags`` value: headless, the browser test's flags, and RenderDocument on."""
     flags = ["--headless=new", *CHROMIUM_ARGS,
              "--disable-features=" + ",".join(launcher_disabled_features()), *extra]
-    return " ".join(f'"{flag}"' if " " in flag else flag for flag in flags)
+    return " ".join(map(quote_flag, flags))
 
 
 def _lighthouse(args: list[str], what: str, categories: list[str] = CATEGORIES,
