@@ -30,7 +30,13 @@ from hypothesis import HealthCheck, settings
 
 from scripts import ROOT
 from scripts.build.execute import CACHE_DIR as EXECUTED_DIR
-from scripts.checks.site import build_site, docs_tree
+from scripts.checks.site import (
+    BROWSER_INSTALL_HINT,
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    build_site,
+    docs_tree,
+)
 
 matplotlib.use("Agg")  # figures render without a display
 
@@ -212,6 +218,35 @@ def site(site_build, request) -> Path:
         pytest.skip("needs the built site, whose build failed or warned: see "
                     f"{AUDIT_BUILD_TEST if audit_run(request.session) else BUILD_TEST}")
     return Path(site_build["folder"])
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Headless Debian Chromium under Playwright; skipped (or failed, in CI) when missing.
+
+    One per worker, shared by the browser test (tests/test_browser.py) and the first-load budget
+    (tests/test_first_load.py): Playwright's synchronous API runs one instance per thread.
+    """
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        sync_playwright = None
+    missing = []
+    if sync_playwright is None:
+        missing.append("the Python package `playwright`")
+    if not CHROMIUM.is_file():
+        missing.append(f"Chromium at {CHROMIUM}")
+    if missing:
+        message = f"browser test needs {' and '.join(missing)}: {BROWSER_INSTALL_HINT}"
+        if os.environ.get("REQUIRE_BROWSER"):
+            pytest.fail(message + " (REQUIRE_BROWSER is set, so this is a failure, not a skip)")
+        pytest.skip(message)
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+        )
+        yield chromium
+        chromium.close()
 
 
 @pytest.fixture(scope="session")

@@ -28,7 +28,7 @@ from urllib.parse import urlparse
 import pytest
 
 from scripts.checks.site import nav_pages, page_url_path, serve
-from tests.test_browser import TIMEOUT_MS, browser  # noqa: F401 - a fixture, used by name
+from tests.test_browser import TIMEOUT_MS
 
 #: The most a page's first load may weigh, in bytes: 175 KiB (1 KiB = 1024 bytes, the unit in
 #: which Lighthouse reports a page's weight).
@@ -100,7 +100,7 @@ def compressed_url(site):
         yield url
 
 
-def measure(browser, base_url: str, page: str) -> FirstLoad:  # noqa: F811 - not the fixture
+def measure(browser, base_url: str, page: str) -> FirstLoad:
     """Open ``page`` (a nav path, ``zh/…`` for the Chinese site) of the site served at
     ``base_url`` in a fresh context of ``browser`` and return its :class:`FirstLoad`.
 
@@ -135,7 +135,7 @@ def measure(browser, base_url: str, page: str) -> FirstLoad:  # noqa: F811 - not
 
 
 @pytest.fixture(scope="session")
-def first_load(browser, compressed_url):  # noqa: F811 - browser is the imported fixture
+def first_load(browser, compressed_url):
     """A function: page -> its :class:`FirstLoad` (:func:`measure`), once per page and worker."""
     return functools.cache(lambda page: measure(browser, compressed_url, page))
 
