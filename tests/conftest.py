@@ -29,7 +29,13 @@ from filelock import FileLock
 from hypothesis import HealthCheck, settings
 
 from scripts import ROOT
-from scripts.checks.site import build_site, docs_tree
+from scripts.checks.site import (
+    BROWSER_INSTALL_HINT,
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    build_site,
+    docs_tree,
+)
 
 matplotlib.use("Agg")  # figures render without a display
 
@@ -214,6 +220,35 @@ def site(site_build, request) -> Path:
 
 
 @pytest.fixture(scope="session")
+def browser():
+    """Headless Debian Chromium under Playwright; skipped (or failed, in CI) when missing.
+
+    One per worker, shared by the browser test (tests/test_browser.py) and the first-load budget
+    (tests/test_first_load.py): Playwright's synchronous API runs one instance per thread.
+    """
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        sync_playwright = None
+    missing = []
+    if sync_playwright is None:
+        missing.append("the Python package `playwright`")
+    if not CHROMIUM.is_file():
+        missing.append(f"Chromium at {CHROMIUM}")
+    if missing:
+        message = f"browser test needs {' and '.join(missing)}: {BROWSER_INSTALL_HINT}"
+        if os.environ.get("REQUIRE_BROWSER"):
+            pytest.fail(message + " (REQUIRE_BROWSER is set, so this is a failure, not a skip)")
+        pytest.skip(message)
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+        )
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture(scope="session")
 def screenshots(tmp_path_factory) -> Path | None:
     """``<run folder>/screenshots/``, where the browser test saves full-page screenshots of each
     page, light and dark, when ``BROWSER_SCREENSHOTS=1`` is set; None (no screenshots) otherwise.
@@ -228,9 +263,26 @@ def screenshots(tmp_path_factory) -> Path | None:
     return folder
 
 
+def write_first_loads(terminalreporter) -> None:
+    """Print the first-load bytes each page's budget test recorded (tests/test_first_load.py),
+    one table row per page, whether its test passed or failed; nothing when none ran."""
+    from tests.test_first_load import BUDGET_BYTES, TABLE_PROPERTY, table_header
+
+    rows = sorted({value for outcome in ("passed", "failed")
+                   for report in terminalreporter.stats.get(outcome, [])
+                   for name, value in getattr(report, "user_properties", ())
+                   if name == TABLE_PROPERTY})
+    if not rows:
+        return
+    terminalreporter.write_sep("-", f"first load per page, gzip (budget {BUDGET_BYTES:,} bytes)")
+    for line in [*table_header().splitlines(), *rows]:
+        terminalreporter.write_line(line)
+
+
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
     """Say where the browser test's screenshots are, when it took any; after the audits, print the
-    state of the Chinese pages (``python -m scripts translations``), which never fails a run."""
+    state of the Chinese pages (``python -m scripts translations``), which never fails a run, and
+    each page's first-load bytes (:func:`write_first_loads`)."""
     if os.environ.get("PYTEST_XDIST_WORKER"):
         return
     if any("audit" in getattr(r, "keywords", {}) for outcome in ("passed", "failed", "skipped")
@@ -243,6 +295,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         terminalreporter.write_sep("-", "Chinese edition: stale and missing sections")
         for line in out.getvalue().splitlines():
             terminalreporter.write_line(line)
+    write_first_loads(terminalreporter)
     factory = getattr(config, "_tmp_path_factory", None)  # what xdist uses to place its workers
     if factory is None:
         return

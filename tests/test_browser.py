@@ -45,7 +45,6 @@ from __future__ import annotations
 import functools
 import io
 import json
-import os
 import re
 import urllib.request
 import zipfile
@@ -57,9 +56,6 @@ import pytest
 
 from scripts import ROOT
 from scripts.checks.site import (
-    BROWSER_INSTALL_HINT,
-    CHROMIUM,
-    CHROMIUM_ARGS,
     html_of,
     nav_pages,
     page_slug,
@@ -70,9 +66,7 @@ from snippets.figure_style import MIN_TEXT_PX, smallest_text_px
 
 try:
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
-    from playwright.sync_api import sync_playwright
-except ImportError:  # the `browser` fixture skips, saying how to install it
-    sync_playwright = None
+except ImportError:  # the `browser` fixture (tests/conftest.py) skips, saying how to install it
     PlaywrightTimeout = TimeoutError
 
 pytestmark = pytest.mark.audit
@@ -149,27 +143,6 @@ PLACEHOLDER_JS = """() => {
   copies.forEach(copy => copy.remove());
   return sizes.filter(b => Math.abs(b.placeholder - b.real) > 1);
 }"""
-
-
-@pytest.fixture(scope="session")
-def browser():
-    """Headless Debian Chromium under Playwright; skipped (or failed, in CI) when missing."""
-    missing = []
-    if sync_playwright is None:
-        missing.append("the Python package `playwright`")
-    if not CHROMIUM.is_file():
-        missing.append(f"Chromium at {CHROMIUM}")
-    if missing:
-        message = f"browser test needs {' and '.join(missing)}: {BROWSER_INSTALL_HINT}"
-        if os.environ.get("REQUIRE_BROWSER"):
-            pytest.fail(message + " (REQUIRE_BROWSER is set, so this is a failure, not a skip)")
-        pytest.skip(message)
-    with sync_playwright() as pw:
-        chromium = pw.chromium.launch(
-            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
-        )
-        yield chromium
-        chromium.close()
 
 
 @pytest.fixture(scope="session")

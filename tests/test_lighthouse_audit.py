@@ -3,10 +3,22 @@ needs Node.js and minutes and so is not part of ``pytest``."""
 
 from __future__ import annotations
 
+import json
+import os
+import shutil
+import subprocess
+
 import pytest
 
-from scripts.checks.lighthouse_audit import calibrated_multiplier, failing_audits
-from scripts.checks.site import page_slug
+from scripts.checks.lighthouse_audit import (
+    LIGHTHOUSE_DIR,
+    audited_pages,
+    calibrated_multiplier,
+    chrome_flags,
+    failing_audits,
+    quote_flag,
+)
+from scripts.checks.site import CHROMIUM_ARGS, nav_pages, page_slug, page_url_path
 
 
 @pytest.mark.parametrize(
@@ -36,3 +48,36 @@ def test_failing_audits_lists_only_weighted_audits_that_fell_short():
         },
     }
     assert failing_audits(lhr, "seo") == ["meta-description (0.00): No meta description"]
+
+
+def test_every_page_is_audited_in_both_languages():
+    """Each page of the navigation once at / and once at /zh/, where the Chinese build puts it."""
+    pages = audited_pages()
+    english = nav_pages()
+    assert pages == english + [f"zh/{page}" for page in english]
+    assert {page_url_path(page) for page in pages if page.startswith("zh/")} == {
+        "zh/" + page_url_path(page) for page in english}
+    assert page_slug("zh/index.md") == "zh"
+    assert page_slug("zh/lookup-tables.md") == "zh__lookup-tables"
+
+
+def test_a_flag_value_with_spaces_is_quoted_after_its_equals_sign():
+    assert quote_flag("--rules=MAP * ~NOTFOUND") == '--rules="MAP * ~NOTFOUND"'
+    assert quote_flag("--disable-quic") == "--disable-quic"
+    assert quote_flag("--headless=new") == "--headless=new"
+
+
+@pytest.mark.skipif(not (LIGHTHOUSE_DIR / "node_modules" / "lighthouse").is_dir()
+                    or shutil.which("node") is None,
+                    reason="needs Lighthouse installed in .ci/lighthouse (npm ci) and Node.js")
+def test_lighthouse_passes_every_browser_flag_to_chrome_unchanged():
+    """Lighthouse's own parser of ``--chrome-flags`` gives back each flag as written, the
+    no-network host rules (which hold spaces) included."""
+    script = ("import {parseChromeFlags} from './cli/run.js';"
+              "console.log(JSON.stringify(parseChromeFlags(process.env.FLAGS)));")
+    proc = subprocess.run(["node", "--input-type=module", "-e", script],
+                          env={**os.environ, "FLAGS": chrome_flags()},
+                          cwd=LIGHTHOUSE_DIR / "node_modules" / "lighthouse",
+                          capture_output=True, text=True, check=True, timeout=60)
+    parsed = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert parsed[:len(CHROMIUM_ARGS) + 1] == ["--headless=new", *CHROMIUM_ARGS]
