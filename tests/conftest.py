@@ -264,7 +264,7 @@ def screenshots(tmp_path_factory) -> Path | None:
 
 
 def write_first_loads(terminalreporter) -> None:
-    """Print the first-load bytes each page's budget test recorded (tests/test_first_load.py),
+    """Print the first-load bytes each page's index test recorded (tests/test_first_load.py),
     one table row per page, whether its test passed or failed; nothing when none ran."""
     from tests.test_first_load import BUDGET_BYTES, TABLE_PROPERTY, table_header
 
@@ -274,7 +274,7 @@ def write_first_loads(terminalreporter) -> None:
                    if name == TABLE_PROPERTY})
     if not rows:
         return
-    terminalreporter.write_sep("-", f"first load per page, gzip (budget {BUDGET_BYTES:,} bytes)")
+    terminalreporter.write_sep("-", f"first load per page, gzip (home pages' budget {BUDGET_BYTES:,} bytes)")
     for line in [*table_header().splitlines(), *rows]:
         terminalreporter.write_line(line)
 
