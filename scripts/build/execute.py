@@ -1,7 +1,5 @@
-"""The execute stage: each notebook executed, each figure module drawn to SVG and each article's
-download made, as jobs run in parallel, each result kept in the cache (:mod:`scripts.build.cache`)
-under a key of all it depends on, so only stale jobs run. A failing job stops the build with a
-``PluginError`` naming its notebook and cell, or its module and function."""
+"""The execute stage: notebooks executed, figures drawn, articles' downloads made, as parallel
+jobs cached (:mod:`scripts.build.cache`) under a key of all they depend on; only stale ones run."""
 
 from __future__ import annotations
 

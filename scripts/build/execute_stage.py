@@ -1,5 +1,6 @@
-"""Build steps: the execute stage (:mod:`scripts.build.execute`) runs, then each notebook page is
-rendered from its executed copy, dated from the committed notebook."""
+"""Build steps: ``SOURCE_DATE_EPOCH`` set to the last commit's time (two builds of a commit give
+the same bytes); the execute stage (:mod:`scripts.build.execute`) run; notebook pages rendered
+from their executed copies, dated from the committed notebooks."""
 
 from __future__ import annotations
 
@@ -17,6 +18,25 @@ from scripts.build import execute
 from scripts.build.article_notebooks import articles
 
 log = logging.getLogger("mkdocs.hooks.execute_stage")
+
+
+def last_commit_time(project: Path) -> str | None:
+    """Seconds since the epoch (a decimal string) of HEAD's commit in ``project``, or None."""
+    try:
+        out = subprocess.run(["git", "log", "-1", "--format=%ct"], cwd=project, text=True,
+                             capture_output=True, timeout=10, check=True).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out if out.isdigit() else None
+
+
+def on_config(config):
+    """Set ``SOURCE_DATE_EPOCH`` (https://reproducible-builds.org/specs/source-date-epoch/, MkDocs
+    dates the sitemap by it), unless the environment has, before MkDocs dates a page."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH") or last_commit_time(root_of(config))
+    if epoch is not None:
+        os.environ["SOURCE_DATE_EPOCH"] = epoch
+    return config
 
 
 def on_files(files, *, config):

@@ -13,13 +13,12 @@ from scripts.build import (
     notebooks,
     page_html,
     pdf_link,
-    reproducible,
     zh,
 )
 
 #: ``on_config``: settings read before anything is built.
 CONFIG = [
-    reproducible.on_config,  # SOURCE_DATE_EPOCH, before MkDocs dates any page
+    execute_stage.on_config,  # SOURCE_DATE_EPOCH, before MkDocs dates any page
 ]
 #: ``on_files``: the execute stage, then the files it made join the site, after the plugins'
 #: ``on_files`` (see below): the i18n plugin sorts only the files of ``docs/``.
@@ -39,11 +38,8 @@ PAGE_CONTENT = [
     notebooks.on_page_content,  # notebook cells become Material code blocks: before the code steps
     matrix_notes.on_page_content,  # the "Verified on" line, right after the page's </h1>
     article_notebooks.on_page_content,  # the download box, right after </h1>: above that line
-    zh.on_page_content,  # Chinese pages: the facts line above in Chinese; English pages of the
-    # Chinese build marked English
-    page_html.on_page_content,  # one pass: code blocks (line count, focus, out of search, snippet
-    # titles linked), figures linked to their SVG, glossary tooltips on first use (a Chinese
-    # page's from the Chinese glossary), the top figure loaded at once: after the steps above
+    zh.on_page_content,  # Chinese pages: that line in Chinese; the Chinese build's English pages
+    page_html.on_page_content,  # one pass over code blocks, figures, tooltips: after those above
 ]
 #: ``on_nav``: the navigation, after the i18n plugin has translated its titles.
 NAV = [
@@ -77,11 +73,8 @@ def run(steps: list):
     return event
 
 
-# MkDocs runs higher priorities first, and hooks after plugins of equal priority
-# (https://www.mkdocs.org/dev-guide/plugins/#event-priorities). The i18n plugin's on_files,
-# on_nav and on_post_build run at -100: on_files comes after it (it sorts only the files of
-# docs/ and drops pages from outside), on_nav after it translates the titles, on_post_build
-# after it has built the Chinese site and written the search index of both languages.
+# Higher priorities run first (https://www.mkdocs.org/dev-guide/plugins/#event-priorities): these
+# three run after the i18n plugin's, at -100 (see the comments on their lists).
 on_config, on_page_markdown = run(CONFIG), run(PAGE_MARKDOWN)
 on_files, on_nav = event_priority(-150)(run(FILES)), event_priority(-150)(run(NAV))
 on_page_content, on_page_context = run(PAGE_CONTENT), run(PAGE_CONTEXT)

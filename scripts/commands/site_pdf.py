@@ -41,7 +41,7 @@ other entries are deleted. ``rm -rf .cache/pdf`` forgets them.
 
 Reproducible: Skia dates the PDF with the clock, and Chromium names table header cells by DOM
 node ids that vary from run to run. The dates are replaced by the last commit's
-(``SOURCE_DATE_EPOCH``, or the last commit's time as ``reproducible.py`` gives it to the
+(``SOURCE_DATE_EPOCH``, or the last commit's time as ``execute_stage.py`` gives it to the
 build: :func:`stamp_dates`) and the ids by their
 ranks (:func:`number_node_ids`), substitutions of the same length in the bytes; two prints of
 the same document then give the same file (checked by hand: the audits' second build copies the
@@ -72,8 +72,8 @@ import yaml
 
 from scripts import ROOT
 from scripts.build.cache import environment_fingerprint
+from scripts.build.execute_stage import last_commit_time
 from scripts.build.pdf_link import PDF_NAME
-from scripts.build.reproducible import last_commit_time
 from scripts.checks.site import CHROMIUM, CHROMIUM_ARGS, html_of, page_slug, page_url_path
 
 #: Where finished PDFs are kept between builds, relative to the project.
