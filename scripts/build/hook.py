@@ -12,7 +12,6 @@ from scripts.build import (
     matrix_notes,
     notebooks,
     page_html,
-    pdf_link,
     zh,
 )
 
@@ -23,8 +22,7 @@ CONFIG = [
 #: ``on_files``: the execute stage, then the files it made join the site, after the plugins'
 #: ``on_files`` (see below): the i18n plugin sorts only the files of ``docs/``.
 FILES = [
-    execute_stage.on_files,  # the execute stage: figures, notebooks, downloads made and added
-    pdf_link.on_files,  # a stand-in for the whole site's PDF (python -m scripts site-pdf)
+    execute_stage.on_files,  # the execute stage: figures, notebooks, downloads; the PDF stand-in
     zh.on_files,  # executed notebooks as pages (under zh/ in the Chinese build); the Chinese PDF
 ]
 #: ``on_page_markdown``: what a page shows beside its Markdown.

@@ -9,10 +9,10 @@ import html
 import json
 import logging
 import re
-import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
+from markdown.extensions.toc import slugify  # the ids toc gives headings
 from markdown_it import MarkdownIt
 from mdit_py_plugins.front_matter import front_matter_plugin
 from mkdocs.config.defaults import MkDocsConfig
@@ -21,7 +21,7 @@ from mkdocs.structure.files import File
 from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url, write_file
 
-from scripts.build.pdf_link import PDF_NAME, STAND_IN, placeholder_pdf
+from scripts.build.execute_stage import PDF_NAME, STAND_IN, placeholder_pdf
 
 # jieba logs its dictionary's loading (Material's search, on_config) on stderr: quiet at import.
 logging.getLogger("jieba").setLevel(logging.WARNING)
@@ -72,12 +72,6 @@ class Section:
     marker: str | None
 
 
-def slugify(text: str) -> str:
-    """The id Python-Markdown's ``toc`` gives a heading of rendered text ``text``."""
-    value = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
-    return re.sub(r"[-\s]+", "-", re.sub(r"[^\w\s-]", "", value).strip().lower())
-
-
 def sections(text: str) -> list[Section]:
     """The sections of a page's Markdown, read with markdown-it-py; a repeated id numbered as
     ``toc`` numbers it (``usage_1``). Raises ``ValueError`` when the page has no ``#`` title."""
@@ -88,7 +82,7 @@ def sections(text: str) -> list[Section]:
             continue
         match = ATTR_ID.search(inline.content)
         anchor = "" if tok.tag == "h1" else match[1] if match else slugify("".join(
-            c.content for c in inline.children or [] if c.type in ("text", "code_inline")))
+            c.content for c in inline.children or [] if c.type in ("text", "code_inline")), "-")
         if anchor in seen and not match and tok.tag != "h1":
             seen[anchor] += 1
             anchor = f"{anchor}_{seen[anchor]}"
