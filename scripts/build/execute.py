@@ -4,7 +4,6 @@ jobs cached (:mod:`scripts.build.cache`) under a key of all they depend on; only
 from __future__ import annotations
 
 import ast
-import contextlib
 import importlib.util
 import json
 import logging
@@ -100,10 +99,9 @@ def declared_names(script: Path, rel: str) -> list[str]:
               and "__all__" in [getattr(t, "id", None) for t in n.targets]]
     if not values:
         raise PluginError(f"figure script {rel} has no __all__ listing its figure functions")
-    with contextlib.suppress(ValueError):
-        names = ast.literal_eval(values[0])
-        if names and isinstance(names, list | tuple) and all(isinstance(n, str) for n in names):
-            return list(names)
+    names = values[0].elts if isinstance(values[0], ast.List | ast.Tuple) else []
+    if names and all(isinstance(n, ast.Constant) and isinstance(n.value, str) for n in names):
+        return [n.value for n in names]
     raise PluginError(f"figure script {rel}: __all__ must be a list of names written out, so "
                       "that the build knows the figures' file names before drawing them")
 

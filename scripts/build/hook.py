@@ -15,10 +15,8 @@ from scripts.build import (
     zh,
 )
 
-#: ``on_config``: settings read before anything is built.
-CONFIG = [
-    execute_stage.on_config,  # SOURCE_DATE_EPOCH, before MkDocs dates any page
-]
+#: ``on_config``: ``SOURCE_DATE_EPOCH`` set, before MkDocs dates any page.
+CONFIG = [execute_stage.on_config]
 #: ``on_files``: the execute stage, then the files it made join the site, after the plugins'
 #: ``on_files`` (see below): the i18n plugin sorts only the files of ``docs/``.
 FILES = [
@@ -39,26 +37,18 @@ PAGE_CONTENT = [
     zh.on_page_content,  # Chinese pages: that line in Chinese; the Chinese build's English pages
     page_html.on_page_content,  # one pass over code blocks, figures, tooltips: after those above
 ]
-#: ``on_nav``: the navigation, after the i18n plugin has translated its titles.
-NAV = [
-    zh.on_nav,  # the Chinese build: pages without a Chinese file marked English
-]
-#: ``on_page_context``: what a page's template sees (after the i18n plugin's, priority 50).
-PAGE_CONTEXT = [
-    zh.on_page_context,  # the language selector: the same page in each language, relative links
-]
-#: ``on_post_page``: each page's whole HTML.
-POST_PAGE = [
-    zh.on_post_page,  # the Chinese build's pages load the Chinese search index
-]
-#: ``on_post_template``: theme templates such as the 404 page.
-POST_TEMPLATE = [
-    zh.on_post_template,  # the Chinese build's 404 page at zh/404.html
-]
-#: ``on_post_build``: after the i18n plugin's (which builds the Chinese site).
-POST_BUILD = [
-    zh.on_post_build,  # the search index split by language (zh/search/); zh/sitemap.xml
-]
+#: ``on_nav``, after the i18n plugin has translated the titles: the Chinese build's pages without
+#: a Chinese file marked English.
+NAV = [zh.on_nav]
+#: ``on_page_context`` (after the i18n plugin's, priority 50): the language selector's links.
+PAGE_CONTEXT = [zh.on_page_context]
+#: ``on_post_page``: the Chinese build's pages load the Chinese search index.
+POST_PAGE = [zh.on_post_page]
+#: ``on_post_template``: the Chinese build's 404 page at zh/404.html.
+POST_TEMPLATE = [zh.on_post_template]
+#: ``on_post_build``, after the i18n plugin's (which builds the Chinese site): the search index
+#: split by language (zh/search/); zh/sitemap.xml.
+POST_BUILD = [zh.on_post_build]
 
 
 def run(steps: list):
