@@ -10,14 +10,12 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from markdown_it import MarkdownIt
-from mdit_py_plugins.front_matter import front_matter_plugin
 from packaging.version import Version
 from pymdownx.snippets import SnippetPreprocessor
 
 from scripts import root_of
 from scripts.build import matrix_record as mr
-from scripts.build.markdown_blocks import code_blocks, tokens
+from scripts.build.markdown_blocks import code_blocks, sections, tokens
 from scripts.build.page_facts import add_fact
 
 CLAIMS_MARKER = "<!-- torch-matrix: claims-by-release -->"
@@ -29,7 +27,6 @@ CLAIM_ID = re.compile(r'\sid="claim-(?P<id>[a-z0-9-]+)"')  # as attr_list writes
 DETAILS_ID = "torch-matrix-details"
 EXECUTED = ("python", "sh", "bash")  # the blocks pytest-codeblocks runs
 KINDS = ("releases", "cpu_paths", "gpus")  # the record's kinds of run
-MARKDOWN = MarkdownIt("commonmark").use(front_matter_plugin)
 
 
 @dataclass
@@ -225,18 +222,16 @@ def block_notes(markdown: str, source: str, state: Status) -> str:
                      for out in (line, *notes.get(number, []))) + "\n" if notes else markdown
 
 
+def _entries(items: list) -> list:
+    """The entries of a table of contents, depth first, in order."""
+    return [entry for item in items for entry in (item, *_entries(item.children))]
+
+
 def sections_of(text: str, page) -> list[tuple[int, int, str, str | None]]:
     """``(line, level, title, url)`` of each ``##``/``###`` heading of the page's Markdown
     ``text``, as its table of contents has it (no url when the two do not match)."""
-    parse = MARKDOWN.parse(text)
-    found = [(t.map[0] + 1, int(t.tag[1]), parse[k + 1].content) for k, t in enumerate(parse)
-             if t.type == "heading_open" and t.level == 0 and t.tag in ("h2", "h3")]
-    toc, todo = [], list(page.toc.items)
-    while todo:  # depth first, in order
-        item = todo.pop(0)
-        todo[:0] = item.children
-        if item.level in (2, 3):
-            toc.append((html.unescape(item.title), item.url))
+    found = [(s.start + 1, s.level, s.heading) for s in sections(text) if s.level > 1]
+    toc = [(html.unescape(e.title), e.url) for e in _entries(page.toc.items) if e.level in (2, 3)]
     if len(toc) != len(found):
         return [(line, level, title, None) for line, level, title in found]
     return [(line, level, *anchor) for (line, level, _), anchor in zip(found, toc, strict=True)]

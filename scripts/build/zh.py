@@ -9,12 +9,8 @@ import html
 import json
 import logging
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
-from markdown.extensions.toc import slugify  # the ids toc gives headings
-from markdown_it import MarkdownIt
-from mdit_py_plugins.front_matter import front_matter_plugin
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
@@ -22,6 +18,7 @@ from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url, write_file
 
 from scripts.build.execute_stage import PDF_NAME, STAND_IN, placeholder_pdf
+from scripts.build.markdown_blocks import Section, sections
 
 # jieba logs its dictionary's loading (Material's search, on_config) on stderr: quiet at import.
 logging.getLogger("jieba").setLevel(logging.WARNING)
@@ -55,45 +52,7 @@ FACTS = [(re.compile(a), b) for a, b in [
     (r">(\d+) differs? on ([^<]*)</a>", r">\1 项在 \2 上不同</a>"),
     (r">not yet run on (\d+) CPU paths?</a>", r">尚未在 \1 条 CPU 路径上运行</a>"),
     (r"; ", "；"), (r"(\d), (?=\d)", r"\1、"), (r"(\d) and (\d)", r"\1 和 \2")]]
-MARKER = re.compile(r"^<!-- en: ([0-9a-f]{12}) -->$")  # under a Chinese heading: its English
-ATTR_ID = re.compile(r"\s*\{\s*#([\w-]+)[^}]*\}\s*$")  # ``{ #anchor }``, as attr_list reads it
 HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")  # a Chinese character
-
-
-@dataclass(frozen=True)
-class Section:
-    """A section: ``anchor`` ``""`` for the title's, ``start`` its first line (0-based)."""
-
-    anchor: str
-    heading: str
-    level: int
-    start: int
-    text: str
-    marker: str | None
-
-
-def sections(text: str) -> list[Section]:
-    """The sections of a page's Markdown, read with markdown-it-py; a repeated id numbered as
-    ``toc`` numbers it (``usage_1``). Raises ``ValueError`` when the page has no ``#`` title."""
-    tokens = MarkdownIt("commonmark").use(front_matter_plugin).parse(text)
-    lines, heads, seen = text.splitlines(), [], {}
-    for tok, inline in zip(tokens, tokens[1:]):
-        if tok.type != "heading_open" or tok.level != 0 or tok.tag not in ("h1", "h2", "h3"):
-            continue
-        match = ATTR_ID.search(inline.content)
-        anchor = "" if tok.tag == "h1" else match[1] if match else slugify("".join(
-            c.content for c in inline.children or [] if c.type in ("text", "code_inline")), "-")
-        if anchor in seen and not match and tok.tag != "h1":
-            seen[anchor] += 1
-            anchor = f"{anchor}_{seen[anchor]}"
-        seen.setdefault(anchor, 0)
-        heads.append((tok.map[0], int(tok.tag[1]), ATTR_ID.sub("", inline.content).strip(), anchor))
-    if not heads or heads[0][1] != 1:
-        raise ValueError("a page must open with a '#' title")
-    ends = [start for start, *_ in heads[1:]] + [len(lines)]
-    return [Section(anchor, heading, level, start, "\n".join(lines[start:end]),
-                    (m := MARKER.match(lines[start + 1].strip() if end > start + 1 else ""))
-                    and m[1]) for (start, level, heading, anchor), end in zip(heads, ends)]
 
 
 def fingerprint(section: Section) -> str:

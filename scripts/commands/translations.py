@@ -27,7 +27,8 @@ from bs4 import BeautifulSoup
 from mkdocs.utils.meta import get_data
 
 from scripts import ROOT
-from scripts.build.zh import HAN, current_pairs, fingerprint, sections
+from scripts.build.markdown_blocks import sections
+from scripts.build.zh import HAN, current_pairs, fingerprint
 
 DOCS = ROOT / "docs"
 #: The suffix of a Chinese page (mkdocs-static-i18n's suffix structure).
