@@ -34,8 +34,6 @@ log = logging.getLogger("mkdocs.hooks.execute")
 #: timing), no timestamps, the kernel over Unix sockets (ipykernel warns about TCP at each start).
 SETTINGS = {"format": "executed-1", "timeout_s": 600, "coalesce_streams": True,
             "record_timing": False, "allow_errors": False, "transport": "ipc"}
-#: Bumped when the drawing code changes what is stored; part of every figure's key.
-FIGURES_FORMAT = "figures-2"
 
 
 class NotebookFailed(PluginError):
@@ -108,9 +106,9 @@ def declared_names(script: Path, rel: str) -> list[str]:
 
 def figure_jobs(root: Path) -> list[Job]:
     """A job per ``snippets/<page_pkg>/figures.py``, keyed by its source and every other file
-    under ``snippets/`` but the other figure modules (the helpers and data a figure reads)."""
+    under ``snippets/`` but the other figure modules, and a format bumped when drawing changes."""
     scripts = sorted((root / "snippets").glob("*/figures.py"))
-    shared = key(FIGURES_FORMAT, *contents(root, set(root.glob("snippets/**/*")) - set(scripts)))
+    shared = key("figures-2", *contents(root, set(root.glob("snippets/**/*")) - set(scripts)))
     return [Job("figures", key(shared, script.read_bytes()), rel, draw,
                 (script.parent.name, rel, tuple(declared_names(script, rel))))
             for script in scripts for rel in [script.relative_to(root).as_posix()]]

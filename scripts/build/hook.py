@@ -17,8 +17,7 @@ from scripts.build import (
 
 #: ``on_config``: ``SOURCE_DATE_EPOCH`` set, before MkDocs dates any page.
 CONFIG = [execute_stage.on_config]
-#: ``on_files``: the execute stage, then the files it made join the site, after the plugins'
-#: ``on_files`` (see below): the i18n plugin sorts only the files of ``docs/``.
+#: ``on_files``, after the plugins' (the i18n plugin sorts only ``docs/``): the files made join.
 FILES = [
     execute_stage.on_files,  # the execute stage: figures, notebooks, downloads; the PDF stand-in
     zh.on_files,  # executed notebooks as pages (under zh/ in the Chinese build); the Chinese PDF

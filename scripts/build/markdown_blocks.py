@@ -1,6 +1,5 @@
-"""The build's reader of a page's Markdown, for the build's steps and the tests: markdown-it-py
-(CommonMark), after the containers Python-Markdown adds (tabs, admonitions, footnotes) are
-flattened. It finds the blocks pytest-codeblocks collects, without pytest, and a page's sections."""
+"""The build's reader of a page's Markdown (markdown-it-py, containers such as tabs flattened):
+the blocks pytest-codeblocks collects, without pytest, and the page's sections."""
 
 from __future__ import annotations
 

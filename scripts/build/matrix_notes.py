@@ -1,6 +1,5 @@
-"""Build hook: what the torch matrix's record says of each page (CONTRIBUTING.md, "PyTorch
-releases"): its "Verified" facts, a note at each block failing on an earlier release, the list at
-its end, and the tables of ``docs/claims.md``. Without a record, pages get nothing."""
+"""Build steps: what the torch matrix's record says of each page (CONTRIBUTING.md, "PyTorch
+releases"): "Verified" facts, notes at failing blocks, a list at its end, the claims' tables."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
 """The torch matrix's record (``python -m scripts torch-matrix`` writes it), read, and the
-fingerprints it knows a check by (``tests/torch_matrix_plugin.py`` records them): a comment, a
-docstring or whitespace leaves one as it is, a changed number does not."""
+fingerprints of its checks: a comment or docstring leaves one as it is, a changed number not."""
 
 from __future__ import annotations
 
