@@ -70,10 +70,9 @@ def on_config(config):
 
 
 def on_files(files, *, config):
-    """Run the execute stage; point each notebook page at its executed copy, with the committed
-    notebook beside it (``notebooks/x/x.ipynb``); add figures and downloads as bytes (an
-    ``.ipynb`` path would become a page); add the stand-in PDF (MkDocs event). Raises
-    ``PluginError``."""
+    """Run the execute stage; point each notebook page at its executed copy, the committed one
+    beside it (``notebooks/x/x.ipynb``); add figures, downloads (as bytes: an ``.ipynb`` path
+    would become a page) and the stand-in PDF (MkDocs event). Raises ``PluginError``."""
     for job, entry, now in execute.run(root_of(config), Path(config.docs_dir),
                                        tuple(articles(config.nav or [])), config.site_url or "/"):
         committed = files.get_file_from_path(job.name) if job.kind == "executed" else None

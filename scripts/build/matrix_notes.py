@@ -320,8 +320,8 @@ def sections_of(text: str, page) -> list[tuple[int, int, str, str | None]]:
 def _table(head: list[str], rows: list[list[str]]) -> str:
     def row(cells: list[str], tag: str = "td") -> str:
         return "<tr>" + "".join(f"<{tag}>{cell}</{tag}>" for cell in cells) + "</tr>"
-    return f"<table><thead>{row(head, 'th')}</thead><tbody>{''.join(map(row, rows))}</tbody>" + (
-        "</table>")
+    body = "".join(map(row, rows))
+    return f"<table><thead>{row(head, 'th')}</thead><tbody>{body}</tbody></table>"
 
 
 def claims_table(record: dict, checks: list[Check], sections: list[tuple]) -> str:

@@ -42,8 +42,7 @@ def restyle(html: str, src_uri: str, toc_ids: tuple[str, ...] = ()) -> str:
         anchor["class"], anchor["title"] = ["headerlink"], "Permanent link"
     headings = soup.find_all(["h1", "h2", "h3", "h4", "h5", "h6"], id=True)
     if toc_ids and len(headings) == len(toc_ids):
-        # mkdocs-jupyter's table of contents leaves inline code out of its ids; nbconvert's
-        # headings keep it: each heading takes its entry's id.
+        # each heading takes its toc entry's id (nbconvert's keep inline code, the toc's do not)
         for heading, new in zip(headings, toc_ids, strict=True):
             for link in heading.select("a.headerlink"):
                 link["href"] = f"#{new}"

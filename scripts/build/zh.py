@@ -52,7 +52,6 @@ FACTS = [(re.compile(a), b) for a, b in [
     (r">(\d+) differs? on ([^<]*)</a>", r">\1 项在 \2 上不同</a>"),
     (r">not yet run on (\d+) CPU paths?</a>", r">尚未在 \1 条 CPU 路径上运行</a>"),
     (r"; ", "；"), (r"(\d), (?=\d)", r"\1、"), (r"(\d) and (\d)", r"\1 和 \2")]]
-HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")  # a Chinese character
 
 
 def fingerprint(section: Section) -> str:
