@@ -50,6 +50,13 @@ def placeholder_pdf(lines: list[str]) -> bytes:
     return bytes(out)
 
 
+class NotebookPage(File):
+    """An executed notebook as a page (mkdocs-jupyter renders any page whose source is .ipynb)."""
+
+    def is_documentation_page(self) -> bool:
+        return True
+
+
 def last_commit_time(project: Path) -> str | None:
     """Seconds since the epoch (a decimal string) of HEAD's commit in ``project``, or None."""
     try:
@@ -80,7 +87,8 @@ def on_files(files, *, config):
             log.info("notebook %s: %s", job.name, "executed" if now else
                      "not executed, nothing changed")
             files.remove(committed)
-            files.append(File(job.name, str(entry), config.site_dir, config.use_directory_urls))
+            files.append(NotebookPage(job.name, str(entry), config.site_dir,
+                                      config.use_directory_urls))
             files.append(File.generated(config, f"{job.name[:-6]}/{Path(job.name).name}",
                                         content=Path(committed.abs_src_path).read_bytes()))
         elif job.kind != "executed":

@@ -17,7 +17,7 @@ from mkdocs.structure.files import File
 from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url, write_file
 
-from scripts.build.execute_stage import PDF_NAME, STAND_IN, placeholder_pdf
+from scripts.build.execute_stage import PDF_NAME, STAND_IN, NotebookPage, placeholder_pdf
 from scripts.build.markdown_blocks import Section, sections
 
 # jieba logs its dictionary's loading (Material's search, on_config) on stderr: quiet at import.
@@ -146,29 +146,19 @@ def formulas_without_language(page_html: str) -> str:
     return page_html.replace(' class="arithmatex"', ' class="arithmatex" lang="zxx"')
 
 
-class NotebookPage(File):
-    """An executed notebook as a page (mkdocs-jupyter renders any page whose source is .ipynb)."""
-
-    def is_documentation_page(self) -> bool:
-        return True
-
-
 def on_files(files, *, config: MkDocsConfig):
-    """Executed notebooks as pages (``zh/`` ones with their download), the Chinese PDF stand-in."""
-    docs, zh = Path(config.docs_dir).resolve(), config.theme["language"] == ZH
-    for nb in [f for f in files if f.src_uri.endswith(".ipynb") and f.src_dir  # run by the stage
-               and Path(f.src_dir).resolve() != docs and (docs / f.src_uri).is_file()]:
-        page = NotebookPage(nb.src_uri, nb.src_dir, nb.dest_dir, nb.use_directory_urls)
-        files.remove(nb)
-        files.append(NotebookPage(nb.src_uri, nb.src_dir, nb.dest_dir, nb.use_directory_urls,
-                                  dest_uri=f"{ZH}/{page.dest_uri}") if zh else page)
-        for made in [f for f in files if zh and f.generated_by
+    """The Chinese build: executed notebook pages and their downloads under ``zh/``; the Chinese
+    PDF stand-in, found by the Chinese home page's link before the English one (i18n's suffixes)."""
+    if config.theme["language"] != ZH:
+        return files
+    for nb in [f for f in files if isinstance(f, NotebookPage)]:
+        nb.dest_uri = f"{ZH}/{nb.dest_uri}"
+        for made in [f for f in files if f.generated_by
                      and f.src_uri.rpartition("/")[0] == nb.src_uri.removesuffix(".ipynb")]:
             files.append(File.generated(config, f"{ZH}/{made.src_uri}", content=made.content_bytes))
-    if zh:  # found by the Chinese home page's link before the English one (i18n's suffixes)
-        pdf = File.generated(config, f"{PDF_NAME[:-4]}.{ZH}.pdf", content=placeholder_pdf(STAND_IN))
-        pdf.dest_uri = f"{ZH}/{PDF_NAME}"
-        files.append(pdf)
+    pdf = File.generated(config, f"{PDF_NAME[:-4]}.{ZH}.pdf", content=placeholder_pdf(STAND_IN))
+    pdf.dest_uri = f"{ZH}/{PDF_NAME}"
+    files.append(pdf)
     return files
 
 
