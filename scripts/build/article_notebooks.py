@@ -169,9 +169,8 @@ def articles(nav: list) -> list[str]:
 
 
 def downloads(article: ArticleNotebook) -> dict[str, bytes]:
-    """File name -> bytes of what a reader downloads: the notebook alone (``x.ipynb``), or, when
-    it reads files, a zip of it and them under ``x/`` (``x.zip``: entries sorted, dated
-    1980-01-01, mode 0644, so the same files give the same bytes)."""
+    """File name -> bytes of what a reader downloads: ``x.ipynb``, or with the files it reads a zip
+    under ``x/`` (``x.zip``; entries sorted, dated 1980-01-01, mode 0644: the same bytes again)."""
     folder, files = article.name.removesuffix(".ipynb"), {article.name: article.ipynb_bytes()}
     if not article.data:
         return files

@@ -47,9 +47,8 @@ Job = namedtuple("Job", "kind key name make args")
 
 
 def notebook_key(notebook: Path) -> str:
-    """:func:`scripts.build.cache.key` of ``notebook``, the files of ``data/`` beside it (it runs
-    in its folder), its kernel's command line and :data:`SETTINGS`. Raises
-    :class:`NotebookFailed` when the file is not a notebook's JSON."""
+    """The cache key of ``notebook``, the files of ``data/`` beside it, its kernel's command line
+    and :data:`SETTINGS`. Raises :class:`NotebookFailed` when it is no notebook's JSON."""
     try:
         kernel = json.loads(notebook.read_bytes())["metadata"].get("kernelspec", {})
     except (ValueError, KeyError, AttributeError) as error:

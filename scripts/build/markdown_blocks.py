@@ -107,7 +107,7 @@ def sections(text: str) -> list[Section]:
     ``toc`` numbers it (``usage_1``). Raises ``ValueError`` when the page has no ``#`` title."""
     tokens = MarkdownIt("commonmark").use(front_matter_plugin).parse(text)
     lines, heads, seen = text.splitlines(), [], {}
-    for tok, inline in zip(tokens, tokens[1:]):
+    for tok, inline in zip(tokens, tokens[1:], strict=False):
         if tok.type != "heading_open" or tok.level != 0 or tok.tag not in ("h1", "h2", "h3"):
             continue
         match = ATTR_ID.search(inline.content)
@@ -123,4 +123,10 @@ def sections(text: str) -> list[Section]:
     ends = [start for start, *_ in heads[1:]] + [len(lines)]
     return [Section(anchor, heading, level, start, "\n".join(lines[start:end]),
                     (m := MARKER.match(lines[start + 1].strip() if end > start + 1 else ""))
-                    and m[1]) for (start, level, heading, anchor), end in zip(heads, ends)]
+                    and m[1])
+            for (start, level, heading, anchor), end in zip(heads, ends, strict=True)]
+
+
+def toc_entries(items) -> list:
+    """The entries of a page's table of contents (MkDocs' ``page.toc``), depth first, in order."""
+    return [entry for item in items for entry in (item, *toc_entries(item.children))]

@@ -17,7 +17,7 @@ from packaging.version import Version
 from pymdownx.snippets import SnippetPreprocessor
 
 from scripts import root_of
-from scripts.build.markdown_blocks import code_blocks, sections, tokens
+from scripts.build.markdown_blocks import code_blocks, sections, toc_entries, tokens
 from scripts.build.page_facts import add_fact
 
 CLAIMS_MARKER = "<!-- torch-matrix: claims-by-release -->"
@@ -302,16 +302,11 @@ def block_notes(markdown: str, source: str, state: Status) -> str:
                      for out in (line, *notes.get(number, []))) + "\n" if notes else markdown
 
 
-def _entries(items: list) -> list:
-    """The entries of a table of contents, depth first, in order."""
-    return [entry for item in items for entry in (item, *_entries(item.children))]
-
-
 def sections_of(text: str, page) -> list[tuple[int, int, str, str | None]]:
     """``(line, level, title, url)`` of each ``##``/``###`` heading of the page's Markdown
     ``text``, as its table of contents has it (no url when the two do not match)."""
     found = [(s.start + 1, s.level, s.heading) for s in sections(text) if s.level > 1]
-    toc = [(html.unescape(e.title), e.url) for e in _entries(page.toc.items) if e.level in (2, 3)]
+    toc = [(html.unescape(e.title), e.url) for e in toc_entries(page.toc) if e.level in (2, 3)]
     if len(toc) != len(found):
         return [(line, level, title, None) for line, level, title in found]
     return [(line, level, *anchor) for (line, level, _), anchor in zip(found, toc, strict=True)]

@@ -11,6 +11,7 @@ from pathlib import Path
 from bs4 import BeautifulSoup
 from mkdocs.exceptions import PluginError
 
+from scripts.build.markdown_blocks import toc_entries
 from scripts.build.page_facts import add_fact
 
 
@@ -51,9 +52,8 @@ def restyle(html: str, src_uri: str, toc_ids: tuple[str, ...] = ()) -> str:
 
 
 def on_page_content(html, *, page, config, files):
-    """Restyle a notebook page; link its download and the files of ``data/`` beside it; take its
-    description from the notebook's ``metadata.description`` (MkDocs event). Raises
-    ``PluginError`` as :func:`restyle` does, or naming the page when it has no title."""
+    """Restyle a notebook page, link its download and ``data/`` files, take its ``description``
+    from the notebook's metadata (MkDocs event). Raises ``PluginError`` naming the page."""
     src_uri = page.file.src_uri
     if not src_uri.endswith(".ipynb"):
         return html
@@ -71,12 +71,7 @@ def on_page_content(html, *, page, config, files):
                                               for href, label in data)
         fact += " (keep data/ beside the notebook)"
     try:
-        return add_fact(restyle(html, src_uri, tuple(_ids(page.toc))),
+        return add_fact(restyle(html, src_uri, tuple(entry.id for entry in toc_entries(page.toc))),
                         f'<span class="nb-download">{fact}</span>', first=True)
     except ValueError as error:
         raise PluginError(f"notebook {src_uri}: {error}") from error
-
-
-def _ids(toc) -> list[str]:
-    """The ids a table of contents links to, in document order."""
-    return [found for item in toc for found in (item.id, *_ids(item.children))]

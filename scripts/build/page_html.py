@@ -32,9 +32,8 @@ SNIPPET = re.compile(r'<span class="filename">(?P<path>snippets/[\w./-]+)')
 
 
 def code_block(m: re.Match, page: SimpleNamespace) -> str:
-    """A code block with its line count (``--code-lines``, its height off screen), out of the
-    search index, its ``<code>`` focusable and its snippet title linked to the file. Raises
-    ``PluginError`` for a title naming a missing file."""
+    """A code block with its line count (``--code-lines``), out of search, its ``<code>``
+    focusable, its snippet title linked. Raises ``PluginError`` for a title naming no file."""
     lines = html.unescape(TAG.sub("", m["pre"])).removesuffix("\n").count("\n") + 1
     title = SNIPPET.sub(lambda t: snippet_link(t["path"], page.config), m["title"])
     pre = m["pre"].replace("<code", '<code tabindex="0"', 1)
