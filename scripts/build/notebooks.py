@@ -26,8 +26,7 @@ def restyle(html: str, src_uri: str, toc_ids: tuple[str, ...] = ()) -> str:
                 or kind == "text/x-mathjax-config" or (kind == "module" and "mermaid" in text)):
             raise PluginError(f"notebook {src_uri}: an output holds a <script> ("
                               f"{str(script)[:80]}...); this site ships no notebook JavaScript")
-    for element in [*soup.select("style, script"),
-                    *soup.select(".zeroclipboard-container, .clipboard-copy-txt")]:
+    for element in soup.select("style, script, .zeroclipboard-container, .clipboard-copy-txt"):
         element.decompose()
     for focusable in soup.select(".jp-Cell-inputWrapper, .jp-OutputArea-output"):
         focusable.attrs.pop("tabindex", None)  # JupyterLab's focus: a tab stop per cell
