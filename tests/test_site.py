@@ -158,7 +158,7 @@ def test_byte_identity_failure_shows_the_differing_lines():
 def test_two_builds_of_the_same_sources_are_byte_identical(site, site_build, second_site_build):
     """A second strict build gives the same files, byte for byte: nothing depends on the clock,
     the order of a set or the process (the sitemap's dates come from the last commit, see
-    scripts/build/reproducible.py).
+    scripts/build/execute_stage.py).
 
     The second build (``second_site_build`` in tests/conftest.py, started in the background as
     soon as the first is done) renders the same executed notebooks and figures: it must find

@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from scripts.build.pdf_link import PDF_NAME, STAND_IN, placeholder_pdf
+from scripts.build.execute_stage import PDF_NAME, STAND_IN, placeholder_pdf
 from scripts.checks.site import BROWSER_INSTALL_HINT, html_of, nav_pages
 from scripts.commands import site_pdf
 from scripts.commands.site_pdf import NavPage

@@ -32,7 +32,7 @@ from packaging.version import Version
 from pytest_codeblocks.main import extract_from_buffer, extract_from_file
 
 import scripts.commands.torch_matrix as matrix
-from scripts.build.matrix_record import block_fingerprint, code_meaning, file_fingerprint
+from scripts.build.matrix_notes import block_fingerprint, code_meaning, file_fingerprint
 from scripts.checks.site import build_site
 from scripts.commands.torch_matrix import (
     EARLIER_MINORS,
@@ -642,7 +642,7 @@ def test_an_edited_record_or_claims_module_is_read_again(tmp_path):
     """``mkdocs serve`` rebuilds in one process: a record or a property test module edited
     since the last build is read again (the reading is kept by file and modification time)."""
     from scripts.build import matrix_notes as hook
-    from scripts.build.matrix_record import read_record
+    from scripts.build.matrix_notes import read_record
 
     record, tests = tmp_path / RECORD.relative_to(ROOT), tmp_path / "tests" / "test_claims_a.py"
     record.parent.mkdir(parents=True)
@@ -660,14 +660,14 @@ def test_an_edited_record_or_claims_module_is_read_again(tmp_path):
 
 def test_the_build_imports_no_markdown_model_for_the_matrix():
     """The hook reads pages with the build's reader (markdown-it-py) and pymdownx.snippets, and the
-    record through scripts.build.matrix_record: loading it loads no other module of the project."""
+    record with it: loading it loads no other module of the project."""
     code = ("import sys; import scripts.build.matrix_notes; "
             "print(sorted(m for m in sys.modules if m.startswith('scripts')))")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
                          check=True).stdout
     assert json.loads(out.replace("'", '"')) == [
         "scripts", "scripts.build", "scripts.build.markdown_blocks", "scripts.build.matrix_notes",
-        "scripts.build.matrix_record", "scripts.build.page_facts"]
+        "scripts.build.page_facts"]
 
 
 def test_a_page_checks_its_blocks_included_snippets_and_claims_proofs(tmp_path):

@@ -28,7 +28,7 @@ import sys
 import pytest
 
 from scripts import ROOT
-from scripts.build.zh import sections
+from scripts.build.markdown_blocks import sections
 from scripts.commands.translations import DOCS, ZH_SUFFIX, compare, main, report, translated_pages
 from tests.translations import alignment_problems, code_difference, section_items
 from tests.zh_pair import ENGLISH, chinese, replace_once

@@ -10,7 +10,9 @@ import re
 import markdown
 
 from scripts.build import zh
-from scripts.build.zh import HAN, fingerprint, sections
+from scripts.build.markdown_blocks import sections
+from scripts.build.zh import fingerprint
+from scripts.commands.translations import HAN
 
 #: Where the site is published (mkdocs.yml's site_url): the sitemaps' addresses start with it.
 SITE_URL = "https://embedding-executed.github.io/"

@@ -29,7 +29,9 @@ from dataclasses import dataclass
 from markdown_it import MarkdownIt
 from mdit_py_plugins.front_matter import front_matter_plugin
 
-from scripts.build.zh import HAN, Section, current_pairs, sections
+from scripts.build.markdown_blocks import Section, sections
+from scripts.build.zh import current_pairs
+from scripts.commands.translations import HAN
 from tests.markdown_model import Fence, claim_ids, fenced_lines, fences_of, include_of
 
 # --- The code: every block of a Chinese page is its English page's block -------------------------

@@ -10,7 +10,8 @@ a table. The Chinese page's markers name the English sections' fingerprints (:fu
 
 from __future__ import annotations
 
-from scripts.build.zh import fingerprint, sections
+from scripts.build.markdown_blocks import sections
+from scripts.build.zh import fingerprint
 
 ENGLISH = '''---
 description: A made-up page for the tests.

@@ -1,7 +1,5 @@
-"""Every article as a notebook, made by the execute stage (:func:`converted`) and linked under
-its title: blocks found by markdown-it-py, includes expanded by ``pymdownx.snippets``, cells read
-by jupytext. Executed blocks become code cells, a CUDA one tagged :data:`SKIP_TAG`; an included
-region is shown, then its whole file runs in one cell. With the files it reads, a zip."""
+"""Every article as a notebook (a zip with the files it reads), made by the execute stage
+(:func:`converted`) and linked under its title. CONTRIBUTING.md says how blocks become cells."""
 
 from __future__ import annotations
 
@@ -25,8 +23,6 @@ from scripts.build.page_facts import add_fact
 
 #: This converter and a format (bumped when a download changes without it): in every key.
 CONVERTER, ARTICLES_FORMAT = "scripts/build/article_notebooks.py", "articles-3"
-#: The folder whose files a notebook may read, relative to the repository root.
-DATA_DIR = "snippets/data"
 #: The cell tag that nbclient (and so nbmake) skips: ``NotebookClient.skip_cells_with_tag``.
 SKIP_TAG = "skip-execution"
 #: The Markdown cell before a cell that needs a CUDA GPU.
@@ -161,7 +157,7 @@ def article_notebook(page: str, site_url: str, root: Path = ROOT) -> ArticleNote
     shipped = _shipped(code, root)
     code += "\n".join(content.decode("utf-8") for content in shipped.values())
     data = {f.relative_to(root).as_posix(): f.read_bytes()
-            for f in sorted((root / DATA_DIR).glob("*"))
+            for f in sorted((root / "snippets" / "data").glob("*"))
             if f.is_file() and f.name != "README.md" and f.name in code}
     return ArticleNotebook(page.removesuffix(".md") + ".ipynb", notebook, shipped | data)
 
@@ -173,9 +169,8 @@ def articles(nav: list) -> list[str]:
 
 
 def downloads(article: ArticleNotebook) -> dict[str, bytes]:
-    """File name -> bytes of what a reader downloads: the notebook alone (``x.ipynb``), or, when
-    it reads files, a zip of it and them under ``x/`` (``x.zip``: entries sorted, dated
-    1980-01-01, mode 0644, so the same files give the same bytes)."""
+    """File name -> bytes of what a reader downloads: ``x.ipynb``, or with the files it reads a zip
+    under ``x/`` (``x.zip``; entries sorted, dated 1980-01-01, mode 0644: the same bytes again)."""
     folder, files = article.name.removesuffix(".ipynb"), {article.name: article.ipynb_bytes()}
     if not article.data:
         return files

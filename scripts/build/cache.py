@@ -1,6 +1,5 @@
-"""The build's one cache, ``.cache/<kind>/<key>/`` (a folder of files per key) for the execute
-stage's figures, executed notebooks and article downloads: one key function, atomic writes, one
-prune policy. ``rm -rf .cache`` forgets everything."""
+"""The execute stage's cache, ``.cache/<kind>/<key>/`` (a folder of files per key): one key
+function, atomic writes, one prune policy. ``rm -rf .cache`` forgets everything."""
 
 from __future__ import annotations
 

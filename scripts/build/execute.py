@@ -1,12 +1,9 @@
-"""The execute stage: each notebook executed, each figure module drawn to SVG and each article's
-download made, as jobs run in parallel, each result kept in the cache (:mod:`scripts.build.cache`)
-under a key of all it depends on, so only stale jobs run. A failing job stops the build with a
-``PluginError`` naming its notebook and cell, or its module and function."""
+"""The execute stage: notebooks executed, figures drawn, articles' downloads made, as parallel
+jobs cached (:mod:`scripts.build.cache`) under a key of all they depend on; only stale ones run."""
 
 from __future__ import annotations
 
 import ast
-import contextlib
 import importlib.util
 import json
 import logging
@@ -37,8 +34,6 @@ log = logging.getLogger("mkdocs.hooks.execute")
 #: timing), no timestamps, the kernel over Unix sockets (ipykernel warns about TCP at each start).
 SETTINGS = {"format": "executed-1", "timeout_s": 600, "coalesce_streams": True,
             "record_timing": False, "allow_errors": False, "transport": "ipc"}
-#: Bumped when the drawing code changes what is stored; part of every figure's key.
-FIGURES_FORMAT = "figures-2"
 
 
 class NotebookFailed(PluginError):
@@ -52,9 +47,8 @@ Job = namedtuple("Job", "kind key name make args")
 
 
 def notebook_key(notebook: Path) -> str:
-    """:func:`scripts.build.cache.key` of ``notebook``, the files of ``data/`` beside it (it runs
-    in its folder), its kernel's command line and :data:`SETTINGS`. Raises
-    :class:`NotebookFailed` when the file is not a notebook's JSON."""
+    """The cache key of ``notebook``, the files of ``data/`` beside it, its kernel's command line
+    and :data:`SETTINGS`. Raises :class:`NotebookFailed` when it is no notebook's JSON."""
     try:
         kernel = json.loads(notebook.read_bytes())["metadata"].get("kernelspec", {})
     except (ValueError, KeyError, AttributeError) as error:
@@ -102,19 +96,18 @@ def declared_names(script: Path, rel: str) -> list[str]:
               and "__all__" in [getattr(t, "id", None) for t in n.targets]]
     if not values:
         raise PluginError(f"figure script {rel} has no __all__ listing its figure functions")
-    with contextlib.suppress(ValueError):
-        names = ast.literal_eval(values[0])
-        if names and isinstance(names, list | tuple) and all(isinstance(n, str) for n in names):
-            return list(names)
+    names = values[0].elts if isinstance(values[0], ast.List | ast.Tuple) else []
+    if names and all(isinstance(n, ast.Constant) and isinstance(n.value, str) for n in names):
+        return [n.value for n in names]
     raise PluginError(f"figure script {rel}: __all__ must be a list of names written out, so "
                       "that the build knows the figures' file names before drawing them")
 
 
 def figure_jobs(root: Path) -> list[Job]:
     """A job per ``snippets/<page_pkg>/figures.py``, keyed by its source and every other file
-    under ``snippets/`` but the other figure modules (the helpers and data a figure reads)."""
+    under ``snippets/`` but the other figure modules, and a format bumped when drawing changes."""
     scripts = sorted((root / "snippets").glob("*/figures.py"))
-    shared = key(FIGURES_FORMAT, *contents(root, set(root.glob("snippets/**/*")) - set(scripts)))
+    shared = key("figures-2", *contents(root, set(root.glob("snippets/**/*")) - set(scripts)))
     return [Job("figures", key(shared, script.read_bytes()), rel, draw,
                 (script.parent.name, rel, tuple(declared_names(script, rel))))
             for script in scripts for rel in [script.relative_to(root).as_posix()]]

@@ -12,20 +12,14 @@ from scripts.build import (
     matrix_notes,
     notebooks,
     page_html,
-    pdf_link,
-    reproducible,
     zh,
 )
 
-#: ``on_config``: settings read before anything is built.
-CONFIG = [
-    reproducible.on_config,  # SOURCE_DATE_EPOCH, before MkDocs dates any page
-]
-#: ``on_files``: the execute stage, then the files it made join the site, after the plugins'
-#: ``on_files`` (see below): the i18n plugin sorts only the files of ``docs/``.
+#: ``on_config``: ``SOURCE_DATE_EPOCH`` set, before MkDocs dates any page.
+CONFIG = [execute_stage.on_config]
+#: ``on_files``, after the plugins' (the i18n plugin sorts only ``docs/``): the files made join.
 FILES = [
-    execute_stage.on_files,  # the execute stage: figures, notebooks, downloads made and added
-    pdf_link.on_files,  # a stand-in for the whole site's PDF (python -m scripts site-pdf)
+    execute_stage.on_files,  # the execute stage: figures, notebooks, downloads; the PDF stand-in
     zh.on_files,  # executed notebooks as pages (under zh/ in the Chinese build); the Chinese PDF
 ]
 #: ``on_page_markdown``: what a page shows beside its Markdown.
@@ -39,32 +33,21 @@ PAGE_CONTENT = [
     notebooks.on_page_content,  # notebook cells become Material code blocks: before the code steps
     matrix_notes.on_page_content,  # the "Verified on" line, right after the page's </h1>
     article_notebooks.on_page_content,  # the download box, right after </h1>: above that line
-    zh.on_page_content,  # Chinese pages: the facts line above in Chinese; English pages of the
-    # Chinese build marked English
-    page_html.on_page_content,  # one pass: code blocks (line count, focus, out of search, snippet
-    # titles linked), figures linked to their SVG, glossary tooltips on first use (a Chinese
-    # page's from the Chinese glossary), the top figure loaded at once: after the steps above
+    zh.on_page_content,  # Chinese pages: that line in Chinese; the Chinese build's English pages
+    page_html.on_page_content,  # one pass over code blocks, figures, tooltips: after those above
 ]
-#: ``on_nav``: the navigation, after the i18n plugin has translated its titles.
-NAV = [
-    zh.on_nav,  # the Chinese build: pages without a Chinese file marked English
-]
-#: ``on_page_context``: what a page's template sees (after the i18n plugin's, priority 50).
-PAGE_CONTEXT = [
-    zh.on_page_context,  # the language selector: the same page in each language, relative links
-]
-#: ``on_post_page``: each page's whole HTML.
-POST_PAGE = [
-    zh.on_post_page,  # the Chinese build's pages load the Chinese search index
-]
-#: ``on_post_template``: theme templates such as the 404 page.
-POST_TEMPLATE = [
-    zh.on_post_template,  # the Chinese build's 404 page at zh/404.html
-]
-#: ``on_post_build``: after the i18n plugin's (which builds the Chinese site).
-POST_BUILD = [
-    zh.on_post_build,  # the search index split by language (zh/search/); zh/sitemap.xml
-]
+#: ``on_nav``, after the i18n plugin has translated the titles: the Chinese build's pages without
+#: a Chinese file marked English.
+NAV = [zh.on_nav]
+#: ``on_page_context`` (after the i18n plugin's, priority 50): the language selector's links.
+PAGE_CONTEXT = [zh.on_page_context]
+#: ``on_post_page``: the Chinese build's pages load the Chinese search index.
+POST_PAGE = [zh.on_post_page]
+#: ``on_post_template``: the Chinese build's 404 page at zh/404.html.
+POST_TEMPLATE = [zh.on_post_template]
+#: ``on_post_build``, after the i18n plugin's (which builds the Chinese site): the search index
+#: split by language (zh/search/); zh/sitemap.xml.
+POST_BUILD = [zh.on_post_build]
 
 
 def run(steps: list):
@@ -77,11 +60,8 @@ def run(steps: list):
     return event
 
 
-# MkDocs runs higher priorities first, and hooks after plugins of equal priority
-# (https://www.mkdocs.org/dev-guide/plugins/#event-priorities). The i18n plugin's on_files,
-# on_nav and on_post_build run at -100: on_files comes after it (it sorts only the files of
-# docs/ and drops pages from outside), on_nav after it translates the titles, on_post_build
-# after it has built the Chinese site and written the search index of both languages.
+# Higher priorities run first (https://www.mkdocs.org/dev-guide/plugins/#event-priorities): these
+# three run after the i18n plugin's, at -100 (see the comments on their lists).
 on_config, on_page_markdown = run(CONFIG), run(PAGE_MARKDOWN)
 on_files, on_nav = event_priority(-150)(run(FILES)), event_priority(-150)(run(NAV))
 on_page_content, on_page_context = run(PAGE_CONTENT), run(PAGE_CONTEXT)

@@ -1,6 +1,5 @@
-"""The build's reader of a page's Markdown, for the build's steps and the tests: markdown-it-py
-(CommonMark), after the containers Python-Markdown adds (tabs, admonitions, footnotes) are
-flattened. It finds the blocks pytest-codeblocks collects, without pytest."""
+"""The build's reader of a page's Markdown (markdown-it-py, containers such as tabs flattened):
+the blocks pytest-codeblocks collects, without pytest, and the page's sections."""
 
 from __future__ import annotations
 
@@ -8,7 +7,9 @@ import re
 from dataclasses import dataclass
 from textwrap import dedent
 
+from markdown.extensions.toc import slugify  # the ids toc gives headings
 from markdown_it import MarkdownIt
+from mdit_py_plugins.front_matter import front_matter_plugin
 
 #: A content tab or an admonition, or a footnote (``note``), and its body: the indented lines below.
 CONTAINER = re.compile(r'^(?:(?P<mark>===|!!!|\?\?\?\+?) *(?P<kind>[\w-]*) *(?:"(?P<title>.*)")?'
@@ -17,6 +18,8 @@ CONTAINER = re.compile(r'^(?:(?P<mark>===|!!!|\?\?\?\+?) *(?P<kind>[\w-]*) *(?:"
 INSTRUCTION = re.compile(r"<!--[-\s]*pytest-codeblocks:(.*)-->")
 #: The mark of a block that needs a GPU (``tests/cuda_marker.py``): it marks the next block.
 CUDA_MARK = re.compile(r"<!--[-\s]*pytest\.mark\.cuda\b.*-->")
+MARKER = re.compile(r"^<!-- en: ([0-9a-f]{12}) -->$")  # under a Chinese heading: its English
+ATTR_ID = re.compile(r"\s*\{\s*#([\w-]+)[^}]*\}\s*$")  # ``{ #anchor }``, as attr_list reads it
 
 
 def _flat(m: re.Match) -> str:
@@ -86,3 +89,44 @@ def code_blocks(text: str) -> list[CodeBlock]:
                                        cuda=cuda))
             pending, cuda = "", False
     return found
+
+
+@dataclass(frozen=True)
+class Section:
+    """A section: ``anchor`` ``""`` for the title's, ``start`` its first line (0-based)."""
+    anchor: str
+    heading: str
+    level: int
+    start: int
+    text: str
+    marker: str | None
+
+
+def sections(text: str) -> list[Section]:
+    """The sections of a page's Markdown, read with markdown-it-py; a repeated id numbered as
+    ``toc`` numbers it (``usage_1``). Raises ``ValueError`` when the page has no ``#`` title."""
+    tokens = MarkdownIt("commonmark").use(front_matter_plugin).parse(text)
+    lines, heads, seen = text.splitlines(), [], {}
+    for tok, inline in zip(tokens, tokens[1:], strict=False):
+        if tok.type != "heading_open" or tok.level != 0 or tok.tag not in ("h1", "h2", "h3"):
+            continue
+        match = ATTR_ID.search(inline.content)
+        anchor = "" if tok.tag == "h1" else match[1] if match else slugify("".join(
+            c.content for c in inline.children or [] if c.type in ("text", "code_inline")), "-")
+        if anchor in seen and not match and tok.tag != "h1":
+            seen[anchor] += 1
+            anchor = f"{anchor}_{seen[anchor]}"
+        seen.setdefault(anchor, 0)
+        heads.append((tok.map[0], int(tok.tag[1]), ATTR_ID.sub("", inline.content).strip(), anchor))
+    if not heads or heads[0][1] != 1:
+        raise ValueError("a page must open with a '#' title")
+    ends = [start for start, *_ in heads[1:]] + [len(lines)]
+    return [Section(anchor, heading, level, start, "\n".join(lines[start:end]),
+                    (m := MARKER.match(lines[start + 1].strip() if end > start + 1 else ""))
+                    and m[1])
+            for (start, level, heading, anchor), end in zip(heads, ends, strict=True)]
+
+
+def toc_entries(items) -> list:
+    """The entries of a page's table of contents (MkDocs' ``page.toc``), depth first, in order."""
+    return [entry for item in items for entry in (item, *toc_entries(item.children))]

@@ -1,7 +1,5 @@
-"""The Markdown extension that renders math to MathML at build time with latex2mathml (no script,
-no CDN). ``mkdocs.yml`` lists it by name after pymdownx.superfences and pymdownx.inlinehilite; it
-adds to them a ```` ```math ```` fence and a `` `#!math …` `` inline (CONTRIBUTING.md, "Blocks that
-do not run")."""
+"""Markdown extension: ```` ```math ```` fences and `` `#!math …` `` spans rendered to MathML at
+build time by latex2mathml (CONTRIBUTING.md, "Blocks that do not run")."""
 
 from __future__ import annotations
 

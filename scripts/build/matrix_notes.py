@@ -1,23 +1,23 @@
-"""Build hook: what the torch matrix's record says of each page (CONTRIBUTING.md, "PyTorch
-releases"): its "Verified" facts, a note at each block failing on an earlier release, the list at
-its end, and the tables of ``docs/claims.md``. Without a record, pages get nothing."""
+"""Build steps: what the torch matrix's record says of each page (CONTRIBUTING.md, "PyTorch
+releases"): "Verified" facts, notes at failing blocks, a list at its end, the claims' tables; and
+its record, read, and its checks' fingerprints (a comment leaves one as it is, a new number not)."""
 
 from __future__ import annotations
 
 import ast
+import functools
+import hashlib
 import html
+import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from markdown_it import MarkdownIt
-from mdit_py_plugins.front_matter import front_matter_plugin
 from packaging.version import Version
 from pymdownx.snippets import SnippetPreprocessor
 
 from scripts import root_of
-from scripts.build import matrix_record as mr
-from scripts.build.markdown_blocks import code_blocks, tokens
+from scripts.build.markdown_blocks import code_blocks, sections, toc_entries, tokens
 from scripts.build.page_facts import add_fact
 
 CLAIMS_MARKER = "<!-- torch-matrix: claims-by-release -->"
@@ -29,7 +29,84 @@ CLAIM_ID = re.compile(r'\sid="claim-(?P<id>[a-z0-9-]+)"')  # as attr_list writes
 DETAILS_ID = "torch-matrix-details"
 EXECUTED = ("python", "sh", "bash")  # the blocks pytest-codeblocks runs
 KINDS = ("releases", "cpu_paths", "gpus")  # the record's kinds of run
-MARKDOWN = MarkdownIt("commonmark").use(front_matter_plugin)
+RECORD = Path("snippets", "data", "torch_matrix.json")  # in the project's folder
+DOCUMENTED = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)  # have docstrings
+
+
+def _tree_text(node) -> str:
+    """An AST as text: node types and fields, less positions, docstrings and ``None`` or empty
+    fields (which Python releases add or print differently)."""
+    if isinstance(node, list):
+        return "[" + ", ".join(map(_tree_text, node)) + "]"
+    if not isinstance(node, ast.AST):
+        return repr(node)
+    fields = []
+    for name, value in ast.iter_fields(node):
+        if (name == "body" and isinstance(node, DOCUMENTED)
+                and ast.get_docstring(node, clean=False) is not None):
+            value = value[1:]  # a docstring is documentation, not behaviour
+        if value is not None and value != []:
+            fields.append(f"{name}={_tree_text(value)}")
+    return f"{type(node).__name__}({', '.join(fields)})"
+
+
+@functools.lru_cache(maxsize=4096)
+def code_meaning(source: str) -> str:
+    """What ``source`` does: :func:`_tree_text` of its syntax tree; if not Python, its text."""
+    try:
+        return _tree_text(ast.parse(source))
+    except SyntaxError:
+        return "\n".join(line.rstrip() for line in source.splitlines() if line.strip())
+
+
+def _digest(*parts: str) -> str:
+    return hashlib.sha256("\0".join(parts).encode("utf-8")).hexdigest()[:12]
+
+
+def block_fingerprint(code: str, expected_output: str | None) -> str:
+    """A block's fingerprint: SHA-256 of its code's meaning and the output the page expects."""
+    return _digest(code_meaning(code), expected_output if expected_output is not None else "\0")
+
+
+def file_fingerprint(path: Path) -> str:
+    """A file's fingerprint: of a ``.py`` file's meaning and ``.out`` golden file, a notebook's
+    code cells' meanings, or another file's bytes. Raises ``OSError``."""
+    if path.suffix == ".py":
+        golden = path.with_suffix(".out")
+        out = golden.read_text(encoding="utf-8") if golden.is_file() else "\0"
+        return _digest(code_meaning(path.read_text(encoding="utf-8")), out)
+    if path.suffix == ".ipynb":
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        return _digest(*(code_meaning("".join(cell["source"])) for cell in cells
+                         if cell["cell_type"] == "code"))
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:12]
+
+
+def recorded(test_id: str, fingerprint: str | None, tests: dict[str, dict]) -> dict | None:
+    """The entry of ``tests`` (a run's) that ran ``test_id`` as it is today (same fingerprint,
+    any for ``None``; a page's block may have moved; ``x.ipynb::``: its nbmake test) or ``None``."""
+    if test_id.endswith("::"):
+        test_id = next((t for t in tests if t.startswith(test_id)), test_id)
+    entry = tests.get(test_id)
+    if entry is not None and (fingerprint is None or entry.get("fingerprint") == fingerprint):
+        return entry
+    page, _, name = test_id.partition("::")
+    if fingerprint is not None and page.endswith(".md") and name.startswith("line "):
+        return next((entry for other, entry in tests.items() if other.startswith(page + "::")
+                     and entry.get("fingerprint") == fingerprint), None)
+    return None
+
+
+@functools.lru_cache(maxsize=64)
+def parsed(path: Path, mtime_ns: int, parse=json.loads):
+    """``parse`` of ``path``'s text, kept by ``mtime_ns`` (``mkdocs serve`` reads an edit again)."""
+    return parse(path.read_text(encoding="utf-8"))
+
+
+def read_record(root: Path) -> dict:
+    """The record of the project at ``root``; ``{}`` when it has none."""
+    path = root / RECORD
+    return parsed(path, path.stat().st_mtime_ns) if path.exists() else {}
 
 
 @dataclass
@@ -58,7 +135,7 @@ def proofs_in_sources(root: Path) -> dict[str, dict[str, bool]]:
     from ``root/tests/test_claims_*.py`` without importing them. Raises ``SyntaxError``."""
     found: dict[str, dict[str, bool]] = {}
     for module in sorted((root / "tests").glob("test_claims_*.py")):
-        tree = mr.parsed(module, module.stat().st_mtime_ns, ast.parse)
+        tree = parsed(module, module.stat().st_mtime_ns, ast.parse)
         whole = any(isinstance(node, ast.Assign) and "pytestmark" in map(ast.unparse, node.targets)
                     and "pytest.mark.cuda" in ast.unparse(node.value) for node in tree.body)
         for node in ast.walk(tree):
@@ -76,17 +153,17 @@ def page_checks(root: Path, record: dict, src_uri: str, claims=()) -> list[Check
     rel, path = f"docs/{src_uri}", root / "docs" / src_uri
     checks, text = [], path.read_text(encoding="utf-8") if path.suffix == ".md" else ""
     for b in (b for b in code_blocks(text) if b.syntax in EXECUTED):
-        fingerprint = mr.block_fingerprint(b.code, b.expected_output)
+        fingerprint = block_fingerprint(b.code, b.expected_output)
         checks.append(Check(f"{rel}::line {b.lineno}", f"block at line {b.lineno}", fingerprint,
                             b.lineno, b.cuda))
     includes = map(SnippetPreprocessor.RE_ALL_SNIPPETS.match, text.splitlines())
     for name in sorted({m["snippet"][1:-1].partition(":")[0] for m in includes
                         if m and m["snippet"] and not m["escape"]}):
         if name.startswith("snippets/") and name.endswith(".py"):
-            fingerprint = mr.file_fingerprint(root / name)
+            fingerprint = file_fingerprint(root / name)
             checks.append(Check(f"{SNIPPET_TEST}[{name}]", f"snippet {name}", fingerprint))
     if path.suffix == ".ipynb":
-        checks.append(Check(f"{rel}::", f"notebook {path.name}", mr.file_fingerprint(path)))
+        checks.append(Check(f"{rel}::", f"notebook {path.name}", file_fingerprint(path)))
     proofs = proofs_in_sources(root)
     for test, cuda in sorted({t: c for claim in claims for t, c in proofs.get(claim, {}).items()
                               }.items()):
@@ -95,7 +172,7 @@ def page_checks(root: Path, record: dict, src_uri: str, claims=()) -> list[Check
         if test.startswith("tests/test_api_map.py::") and path.stem == "api-map":
             checks.append(Check(test, test.split("::")[1], None))
         elif test.startswith("tests/test_notebooks.py::") and test.endswith(f"[{rel}]"):
-            checks.append(Check(test, test.split("::")[1], mr.file_fingerprint(path)))
+            checks.append(Check(test, test.split("::")[1], file_fingerprint(path)))
     return checks
 
 
@@ -106,7 +183,7 @@ def status(record: dict, checks: list[Check], kind: str = "releases") -> Status:
     result = Status([c for c in checks if c.cuda == gpu], [], {}, {})
     for name in sorted(names, key=Version, reverse=True) if kind == "releases" else names:
         for check in result.checks if name != record["pinned"] else []:
-            found = mr.recorded(check.test_id, check.fingerprint, record[kind][name]["tests"])
+            found = recorded(check.test_id, check.fingerprint, record[kind][name]["tests"])
             if found is None or gpu and found["outcome"] == "skipped":
                 result.pending.setdefault(name, []).append(check)
             elif found["outcome"] == "failed":
@@ -228,15 +305,8 @@ def block_notes(markdown: str, source: str, state: Status) -> str:
 def sections_of(text: str, page) -> list[tuple[int, int, str, str | None]]:
     """``(line, level, title, url)`` of each ``##``/``###`` heading of the page's Markdown
     ``text``, as its table of contents has it (no url when the two do not match)."""
-    parse = MARKDOWN.parse(text)
-    found = [(t.map[0] + 1, int(t.tag[1]), parse[k + 1].content) for k, t in enumerate(parse)
-             if t.type == "heading_open" and t.level == 0 and t.tag in ("h2", "h3")]
-    toc, todo = [], list(page.toc.items)
-    while todo:  # depth first, in order
-        item = todo.pop(0)
-        todo[:0] = item.children
-        if item.level in (2, 3):
-            toc.append((html.unescape(item.title), item.url))
+    found = [(s.start + 1, s.level, s.heading) for s in sections(text) if s.level > 1]
+    toc = [(html.unescape(e.title), e.url) for e in toc_entries(page.toc) if e.level in (2, 3)]
     if len(toc) != len(found):
         return [(line, level, title, None) for line, level, title in found]
     return [(line, level, *anchor) for (line, level, _), anchor in zip(found, toc, strict=True)]
@@ -245,8 +315,8 @@ def sections_of(text: str, page) -> list[tuple[int, int, str, str | None]]:
 def _table(head: list[str], rows: list[list[str]]) -> str:
     def row(cells: list[str], tag: str = "td") -> str:
         return "<tr>" + "".join(f"<{tag}>{cell}</{tag}>" for cell in cells) + "</tr>"
-    return f"<table><thead>{row(head, 'th')}</thead><tbody>{''.join(map(row, rows))}</tbody>" + (
-        "</table>")
+    body = "".join(map(row, rows))
+    return f"<table><thead>{row(head, 'th')}</thead><tbody>{body}</tbody></table>"
 
 
 def claims_table(record: dict, checks: list[Check], sections: list[tuple]) -> str:
@@ -298,7 +368,7 @@ def paths_table(record: dict) -> str:
 
 def on_page_markdown(markdown: str, *, page, config, files) -> str:
     """Put a note after each block that fails on a covered release."""
-    record = mr.read_record(root := root_of(config))
+    record = read_record(root := root_of(config))
     # A Chinese page (x.zh.md) shows its English page's blocks, in order: their checks and notes.
     uri = getattr(page.file, "norm_src_uri", None) or page.file.src_uri
     if not record.get("releases") or not uri.endswith(".md"):
@@ -310,7 +380,7 @@ def on_page_markdown(markdown: str, *, page, config, files) -> str:
 
 def on_page_content(html_: str, *, page, config, files) -> str:
     """Add the matrix's part to the page's facts line and its list at the end; fill the tables."""
-    record = mr.read_record(root := root_of(config))
+    record = read_record(root := root_of(config))
     if not record.get("releases"):
         return html_.replace(CLAIMS_MARKER, "").replace(PATHS_MARKER, "")
     # A Chinese page (x.zh.md) has its English page's blocks, proven there: its English checks.

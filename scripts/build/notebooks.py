@@ -1,10 +1,8 @@
-"""Build step: a notebook page (mkdocs-jupyter's JupyterLab template) as light as an article:
-the template's styles, scripts and clipboard widgets go; cells and text outputs take Material's
-code-block markup, anchors its permalinks; downloads and a description are added."""
+"""Build step: a notebook page (mkdocs-jupyter's template) as light as an article, in Material's
+code-block markup, with its downloads and description."""
 
 from __future__ import annotations
 
-import functools
 import html as html_module
 import json
 import posixpath
@@ -13,6 +11,7 @@ from pathlib import Path
 from bs4 import BeautifulSoup
 from mkdocs.exceptions import PluginError
 
+from scripts.build.markdown_blocks import toc_entries
 from scripts.build.page_facts import add_fact
 
 
@@ -27,8 +26,7 @@ def restyle(html: str, src_uri: str, toc_ids: tuple[str, ...] = ()) -> str:
                 or kind == "text/x-mathjax-config" or (kind == "module" and "mermaid" in text)):
             raise PluginError(f"notebook {src_uri}: an output holds a <script> ("
                               f"{str(script)[:80]}...); this site ships no notebook JavaScript")
-    for element in [*soup.select("style, script"),
-                    *soup.select(".zeroclipboard-container, .clipboard-copy-txt")]:
+    for element in soup.select("style, script, .zeroclipboard-container, .clipboard-copy-txt"):
         element.decompose()
     for focusable in soup.select(".jp-Cell-inputWrapper, .jp-OutputArea-output"):
         focusable.attrs.pop("tabindex", None)  # JupyterLab's focus: a tab stop per cell
@@ -44,8 +42,7 @@ def restyle(html: str, src_uri: str, toc_ids: tuple[str, ...] = ()) -> str:
         anchor["class"], anchor["title"] = ["headerlink"], "Permanent link"
     headings = soup.find_all(["h1", "h2", "h3", "h4", "h5", "h6"], id=True)
     if toc_ids and len(headings) == len(toc_ids):
-        # mkdocs-jupyter's table of contents leaves inline code out of its ids; nbconvert's
-        # headings keep it: each heading takes its entry's id.
+        # each heading takes its toc entry's id (nbconvert's keep inline code, the toc's do not)
         for heading, new in zip(headings, toc_ids, strict=True):
             for link in heading.select("a.headerlink"):
                 link["href"] = f"#{new}"
@@ -53,39 +50,27 @@ def restyle(html: str, src_uri: str, toc_ids: tuple[str, ...] = ()) -> str:
     return str(soup)
 
 
-@functools.lru_cache(maxsize=16)
-def notebook_page(html: str, src_uri: str, data: tuple[tuple[str, str], ...],
-                  toc_ids: tuple[str, ...]) -> str:
-    """:func:`restyle` of ``html`` with links to the notebook and its ``data`` (``(href, label)``
-    each) under its title; remembered for ``mkdocs serve``. Raises ``PluginError``."""
-    escape, name = html_module.escape, html_module.escape(posixpath.basename(src_uri))
-    fact = f'Run it yourself: <a download="" href="{name}">{name}</a>'
-    if data:
-        fact += " and its data, " + ", ".join(f'<a download="" href="{escape(href)}">'
-                                              f"{escape(label)}</a>" for href, label in data)
-        fact += " (keep data/ beside the notebook)"
-    try:
-        return add_fact(restyle(html, src_uri, toc_ids),
-                        f'<span class="nb-download">{fact}</span>', first=True)
-    except ValueError as error:
-        raise PluginError(f"notebook {src_uri}: {error}") from error
-
-
 def on_page_content(html, *, page, config, files):
-    """Restyle a notebook page; link its download and the files of ``data/`` beside it; take its
-    description from the notebook's ``metadata.description`` (MkDocs event)."""
-    if not page.file.src_uri.endswith(".ipynb"):
+    """Restyle a notebook page, link its download and ``data/`` files, take its ``description``
+    from the notebook's metadata (MkDocs event). Raises ``PluginError`` naming the page."""
+    src_uri = page.file.src_uri
+    if not src_uri.endswith(".ipynb"):
         return html
-    folder = posixpath.dirname(page.file.src_uri)
-    data = tuple((f.url_relative_to(page.file), posixpath.relpath(f.src_uri, folder))
-                 for f in sorted(files, key=lambda f: f.src_uri)
-                 if f.src_uri.startswith(posixpath.join(folder, "data") + "/"))
+    folder, name = posixpath.dirname(src_uri), html_module.escape(posixpath.basename(src_uri))
+    data = [(html_module.escape(f.url_relative_to(page.file)),
+             html_module.escape(posixpath.relpath(f.src_uri, folder)))
+            for f in sorted(files, key=lambda f: f.src_uri)
+            if f.src_uri.startswith(posixpath.join(folder, "data") + "/")]
     metadata = json.loads(Path(page.file.abs_src_path).read_text(encoding="utf-8"))["metadata"]
     if metadata.get("description"):
         page.meta["description"] = metadata["description"]
-    return notebook_page(html, page.file.src_uri, data, tuple(_ids(page.toc)))
-
-
-def _ids(toc) -> list[str]:
-    """The ids a table of contents links to, in document order."""
-    return [found for item in toc for found in (item.id, *_ids(item.children))]
+    fact = f'Run it yourself: <a download="" href="{name}">{name}</a>'
+    if data:
+        fact += " and its data, " + ", ".join(f'<a download="" href="{href}">{label}</a>'
+                                              for href, label in data)
+        fact += " (keep data/ beside the notebook)"
+    try:
+        return add_fact(restyle(html, src_uri, tuple(entry.id for entry in toc_entries(page.toc))),
+                        f'<span class="nb-download">{fact}</span>', first=True)
+    except ValueError as error:
+        raise PluginError(f"notebook {src_uri}: {error}") from error

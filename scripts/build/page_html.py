@@ -1,13 +1,8 @@
-"""Build step: one pass over a page's HTML for every step that rewrites an element in place.
-
-:data:`ELEMENTS` reads the page once, left to right, one named alternative per kind of element;
-:data:`HANDLERS` rewrites each match by its kind (one parser, one dispatch). CONTRIBUTING.md
-("How the build works") says why each rewrite is made.
-"""
+"""Build step: one pass over a page's HTML rewrites each element of :data:`ELEMENTS` by its
+kind's handler (:data:`HANDLERS`). CONTRIBUTING.md ("How the build works") says why."""
 
 from __future__ import annotations
 
-import functools
 import html
 import re
 from pathlib import Path
@@ -37,9 +32,8 @@ SNIPPET = re.compile(r'<span class="filename">(?P<path>snippets/[\w./-]+)')
 
 
 def code_block(m: re.Match, page: SimpleNamespace) -> str:
-    """A code block with its line count (``--code-lines``, its height off screen), out of the
-    search index, its ``<code>`` focusable and its snippet title linked to the file. Raises
-    ``PluginError`` for a title naming a missing file."""
+    """A code block with its line count (``--code-lines``), out of search, its ``<code>``
+    focusable, its snippet title linked. Raises ``PluginError`` for a title naming no file."""
     lines = html.unescape(TAG.sub("", m["pre"])).removesuffix("\n").count("\n") + 1
     title = SNIPPET.sub(lambda t: snippet_link(t["path"], page.config), m["title"])
     pre = m["pre"].replace("<code", '<code tabindex="0"', 1)
@@ -97,8 +91,9 @@ def rewrite(page_html: str, config, terms: dict[str, str]) -> str:
     return ELEMENTS.sub(lambda m: HANDLERS[m.lastgroup](m, page), page_html)
 
 
-@functools.lru_cache(maxsize=4)
-def _read_glossary(path: Path, mtime_ns: int) -> dict[str, str]:
+def glossary_terms(path: Path) -> dict[str, str]:
+    """Term -> definition of an abbreviations file (``*[term]: definition`` lines). Raises
+    ``PluginError`` naming a line of any other form or a term defined twice."""
     terms: dict[str, str] = {}
     for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         m = re.fullmatch(r"\*\[(?P<term>[^\]]+)\]: (?P<definition>.+)", line)
@@ -106,13 +101,6 @@ def _read_glossary(path: Path, mtime_ns: int) -> dict[str, str]:
             raise PluginError(f"{path.name}:{n}: not a new term's definition: {line!r}")
         terms[m["term"]] = m["definition"]
     return terms
-
-
-def glossary_terms(path: Path) -> dict[str, str]:
-    """Term -> definition of an abbreviations file (``*[term]: definition`` lines), read once
-    per version of the file. Raises ``PluginError`` naming a line of any other form or a term
-    defined twice (the file is appended to every page)."""
-    return dict(_read_glossary(path, path.stat().st_mtime_ns))
 
 
 def on_page_content(page_html: str, *, page, config, files) -> str:

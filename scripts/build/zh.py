@@ -9,19 +9,16 @@ import html
 import json
 import logging
 import re
-import unicodedata
-from dataclasses import dataclass
 from pathlib import Path
 
-from markdown_it import MarkdownIt
-from mdit_py_plugins.front_matter import front_matter_plugin
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
 from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url, write_file
 
-from scripts.build.pdf_link import PDF_NAME, STAND_IN, placeholder_pdf
+from scripts.build.execute_stage import PDF_NAME, STAND_IN, NotebookPage, placeholder_pdf
+from scripts.build.markdown_blocks import Section, sections
 
 # jieba logs its dictionary's loading (Material's search, on_config) on stderr: quiet at import.
 logging.getLogger("jieba").setLevel(logging.WARNING)
@@ -55,51 +52,6 @@ FACTS = [(re.compile(a), b) for a, b in [
     (r">(\d+) differs? on ([^<]*)</a>", r">\1 项在 \2 上不同</a>"),
     (r">not yet run on (\d+) CPU paths?</a>", r">尚未在 \1 条 CPU 路径上运行</a>"),
     (r"; ", "；"), (r"(\d), (?=\d)", r"\1、"), (r"(\d) and (\d)", r"\1 和 \2")]]
-MARKER = re.compile(r"^<!-- en: ([0-9a-f]{12}) -->$")  # under a Chinese heading: its English
-ATTR_ID = re.compile(r"\s*\{\s*#([\w-]+)[^}]*\}\s*$")  # ``{ #anchor }``, as attr_list reads it
-HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")  # a Chinese character
-
-
-@dataclass(frozen=True)
-class Section:
-    """A section: ``anchor`` ``""`` for the title's, ``start`` its first line (0-based)."""
-
-    anchor: str
-    heading: str
-    level: int
-    start: int
-    text: str
-    marker: str | None
-
-
-def slugify(text: str) -> str:
-    """The id Python-Markdown's ``toc`` gives a heading of rendered text ``text``."""
-    value = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
-    return re.sub(r"[-\s]+", "-", re.sub(r"[^\w\s-]", "", value).strip().lower())
-
-
-def sections(text: str) -> list[Section]:
-    """The sections of a page's Markdown, read with markdown-it-py; a repeated id numbered as
-    ``toc`` numbers it (``usage_1``). Raises ``ValueError`` when the page has no ``#`` title."""
-    tokens = MarkdownIt("commonmark").use(front_matter_plugin).parse(text)
-    lines, heads, seen = text.splitlines(), [], {}
-    for tok, inline in zip(tokens, tokens[1:]):
-        if tok.type != "heading_open" or tok.level != 0 or tok.tag not in ("h1", "h2", "h3"):
-            continue
-        match = ATTR_ID.search(inline.content)
-        anchor = "" if tok.tag == "h1" else match[1] if match else slugify("".join(
-            c.content for c in inline.children or [] if c.type in ("text", "code_inline")))
-        if anchor in seen and not match and tok.tag != "h1":
-            seen[anchor] += 1
-            anchor = f"{anchor}_{seen[anchor]}"
-        seen.setdefault(anchor, 0)
-        heads.append((tok.map[0], int(tok.tag[1]), ATTR_ID.sub("", inline.content).strip(), anchor))
-    if not heads or heads[0][1] != 1:
-        raise ValueError("a page must open with a '#' title")
-    ends = [start for start, *_ in heads[1:]] + [len(lines)]
-    return [Section(anchor, heading, level, start, "\n".join(lines[start:end]),
-                    (m := MARKER.match(lines[start + 1].strip() if end > start + 1 else ""))
-                    and m[1]) for (start, level, heading, anchor), end in zip(heads, ends)]
 
 
 def fingerprint(section: Section) -> str:
@@ -194,29 +146,19 @@ def formulas_without_language(page_html: str) -> str:
     return page_html.replace(' class="arithmatex"', ' class="arithmatex" lang="zxx"')
 
 
-class NotebookPage(File):
-    """An executed notebook as a page (mkdocs-jupyter renders any page whose source is .ipynb)."""
-
-    def is_documentation_page(self) -> bool:
-        return True
-
-
 def on_files(files, *, config: MkDocsConfig):
-    """Executed notebooks as pages (``zh/`` ones with their download), the Chinese PDF stand-in."""
-    docs, zh = Path(config.docs_dir).resolve(), config.theme["language"] == ZH
-    for nb in [f for f in files if f.src_uri.endswith(".ipynb") and f.src_dir  # run by the stage
-               and Path(f.src_dir).resolve() != docs and (docs / f.src_uri).is_file()]:
-        page = NotebookPage(nb.src_uri, nb.src_dir, nb.dest_dir, nb.use_directory_urls)
-        files.remove(nb)
-        files.append(NotebookPage(nb.src_uri, nb.src_dir, nb.dest_dir, nb.use_directory_urls,
-                                  dest_uri=f"{ZH}/{page.dest_uri}") if zh else page)
-        for made in [f for f in files if zh and f.generated_by
+    """The Chinese build: executed notebook pages and their downloads under ``zh/``; the Chinese
+    PDF stand-in, found by the Chinese home page's link before the English one (i18n's suffixes)."""
+    if config.theme["language"] != ZH:
+        return files
+    for nb in [f for f in files if isinstance(f, NotebookPage)]:
+        nb.dest_uri = f"{ZH}/{nb.dest_uri}"
+        for made in [f for f in files if f.generated_by
                      and f.src_uri.rpartition("/")[0] == nb.src_uri.removesuffix(".ipynb")]:
             files.append(File.generated(config, f"{ZH}/{made.src_uri}", content=made.content_bytes))
-    if zh:  # found by the Chinese home page's link before the English one (i18n's suffixes)
-        pdf = File.generated(config, f"{PDF_NAME[:-4]}.{ZH}.pdf", content=placeholder_pdf(STAND_IN))
-        pdf.dest_uri = f"{ZH}/{PDF_NAME}"
-        files.append(pdf)
+    pdf = File.generated(config, f"{PDF_NAME[:-4]}.{ZH}.pdf", content=placeholder_pdf(STAND_IN))
+    pdf.dest_uri = f"{ZH}/{PDF_NAME}"
+    files.append(pdf)
     return files
 
 

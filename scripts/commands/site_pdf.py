@@ -6,7 +6,7 @@ Usage (from the repository root, after ``mkdocs build``)::
 
 Not part of ``mkdocs build``: the audits (``python -m pytest -m audit``, whose site build runs
 this after it) and the Pages workflow make it; every other build, ``mkdocs serve`` included,
-holds the one-page stand-in of ``scripts/build/pdf_link.py``, which this overwrites.
+holds the one-page stand-in of ``scripts/build/execute_stage.py``, which this overwrites.
 
 Every page of ``nav``, in nav order, becomes one section of a single print document: the page's
 content as MkDocs rendered it (what its built page holds between its ``<h1>`` and Material's
@@ -41,7 +41,7 @@ other entries are deleted. ``rm -rf .cache/pdf`` forgets them.
 
 Reproducible: Skia dates the PDF with the clock, and Chromium names table header cells by DOM
 node ids that vary from run to run. The dates are replaced by the last commit's
-(``SOURCE_DATE_EPOCH``, or the last commit's time as ``reproducible.py`` gives it to the
+(``SOURCE_DATE_EPOCH``, or the last commit's time as ``execute_stage.py`` gives it to the
 build: :func:`stamp_dates`) and the ids by their
 ranks (:func:`number_node_ids`), substitutions of the same length in the bytes; two prints of
 the same document then give the same file (checked by hand: the audits' second build copies the
@@ -72,8 +72,7 @@ import yaml
 
 from scripts import ROOT
 from scripts.build.cache import environment_fingerprint
-from scripts.build.pdf_link import PDF_NAME
-from scripts.build.reproducible import last_commit_time
+from scripts.build.execute_stage import PDF_NAME, last_commit_time
 from scripts.checks.site import CHROMIUM, CHROMIUM_ARGS, html_of, page_slug, page_url_path
 
 #: Where finished PDFs are kept between builds, relative to the project.

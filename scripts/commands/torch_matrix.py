@@ -81,11 +81,11 @@ from pathlib import Path
 from packaging.version import Version
 
 from scripts import ROOT
-from scripts.build import matrix_record
-from scripts.build.matrix_record import file_fingerprint
+from scripts.build import matrix_notes
+from scripts.build.matrix_notes import file_fingerprint
 
 #: The committed record of the last matrix run.
-RECORD = ROOT / matrix_record.RECORD
+RECORD = ROOT / matrix_notes.RECORD
 REQUIREMENTS = ROOT / "requirements.txt"
 #: Where the per-release virtual environments live (gitignored); TORCH_MATRIX_CACHE overrides.
 CACHE = Path(os.environ.get("TORCH_MATRIX_CACHE", ROOT / ".cache" / "torch-matrix"))

@@ -27,7 +27,8 @@ from bs4 import BeautifulSoup
 from mkdocs.utils.meta import get_data
 
 from scripts import ROOT
-from scripts.build.zh import HAN, current_pairs, fingerprint, sections
+from scripts.build.markdown_blocks import sections
+from scripts.build.zh import current_pairs, fingerprint
 
 DOCS = ROOT / "docs"
 #: The suffix of a Chinese page (mkdocs-static-i18n's suffix structure).
@@ -81,6 +82,7 @@ def report(docs: Path = DOCS) -> list[PageReport]:
 
 # --- The Chinese prose, as a reader sees it, and its numbers --------------------------------------
 
+HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")  # a Chinese character
 #: Where a Chinese sentence ends: 。！？； and any closing quotation mark or bracket after it.
 SENTENCE = re.compile(r"[^。！？；]*(?:[。！？；]+[”’」』）)]*|$)")
 
