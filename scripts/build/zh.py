@@ -236,6 +236,7 @@ def on_post_build(*, config: MkDocsConfig) -> None:
     en = [d for d in data["docs"] if d["location"][:3] != "zh/"]
     for path, out in [(site / ZH / "search" / index.name, {"config": settings, "docs": zh}),
                       (index, {**data, "docs": en})]:
-        write_file(json.dumps(out, separators=(",", ":")).encode(), str(path))
+        # as UTF-8, not \uXXXX escapes: a third of the Chinese index's bytes, gzip-compressed
+        write_file(json.dumps(out, separators=(",", ":"), ensure_ascii=False).encode(), str(path))
     for name in ("sitemap.xml", "sitemap.xml.gz"):
         write_file((site / name).read_bytes(), str(site / ZH / name))
