@@ -3,6 +3,7 @@ element rewritten by its handler."""
 
 from __future__ import annotations
 
+import os
 from types import SimpleNamespace
 
 from scripts import ROOT
@@ -44,3 +45,28 @@ def test_top_figure_light_variant_is_eager_dark_stays_lazy():
 def test_figure_below_the_first_section_heading_stays_lazy():
     out = rewrite(f"<h1>T</h1><p>x</p><h2>S</h2>{PAIR}", None, {})
     assert "fetchpriority" not in out and out.count('loading="lazy"') == 2
+
+
+def test_the_glossaries_are_read_once_per_version_of_their_files(tmp_path, monkeypatch):
+    """Every page gets its glossary's tooltips, but a build reads each glossary file once; an
+    edit (a new modification time) is read again, as ``mkdocs serve`` needs."""
+    import pathlib
+
+    from scripts.build import zh
+
+    english, chinese = tmp_path / "glossary.md", tmp_path / "glossary.zh.md"
+    english.write_text("*[one-hot]: a row of zeros and a single one\n", encoding="utf-8")
+    chinese.write_text("# 术语表\n\n独热（one-hot）\n:   只有一个一的行\n", encoding="utf-8")
+    reads = []
+    read_text = pathlib.Path.read_text
+    monkeypatch.setattr(pathlib.Path, "read_text",
+                        lambda self, *a, **k: reads.append(self.name) or read_text(self, *a, **k))
+    config = SimpleNamespace(docs_dir=str(tmp_path))
+    zh_page = SimpleNamespace(file=SimpleNamespace(src_uri="x.zh.md"))
+    for _ in range(3):
+        assert glossary_terms(english) == {"one-hot": "a row of zeros and a single one"}
+        assert zh.glossary_terms_for(zh_page, config) == {"独热": "只有一个一的行"}
+    assert sorted(reads) == ["glossary.md", "glossary.zh.md"]
+    english.write_text("*[one-hot]: edited\n", encoding="utf-8")
+    os.utime(english, ns=(english.stat().st_atime_ns, english.stat().st_mtime_ns + 10**9))
+    assert glossary_terms(english) == {"one-hot": "edited"}

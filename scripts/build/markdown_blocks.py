@@ -3,6 +3,7 @@ the blocks pytest-codeblocks collects, without pytest, and the page's sections."
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from textwrap import dedent
@@ -39,9 +40,10 @@ def flatten(text: str) -> str:
     return text
 
 
-def tokens(text: str) -> list:
+@functools.lru_cache(maxsize=64)  # each page is read by several steps, in each language
+def tokens(text: str) -> tuple:
     """markdown-it-py's block tokens of ``text`` (CommonMark), containers flattened."""
-    return MarkdownIt("commonmark").parse(flatten(text))
+    return tuple(MarkdownIt("commonmark").parse(flatten(text)))
 
 
 @dataclass

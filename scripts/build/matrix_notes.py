@@ -135,15 +135,22 @@ def proofs_in_sources(root: Path) -> dict[str, dict[str, bool]]:
     from ``root/tests/test_claims_*.py`` without importing them. Raises ``SyntaxError``."""
     found: dict[str, dict[str, bool]] = {}
     for module in sorted((root / "tests").glob("test_claims_*.py")):
-        tree = parsed(module, module.stat().st_mtime_ns, ast.parse)
-        whole = any(isinstance(node, ast.Assign) and "pytestmark" in map(ast.unparse, node.targets)
-                    and "pytest.mark.cuda" in ast.unparse(node.value) for node in tree.body)
-        for node in ast.walk(tree):
-            marks = getattr(node, "decorator_list", [])
-            cuda = whole or "pytest.mark.cuda" in map(ast.unparse, marks)
-            for mark in (m for m in marks if getattr(getattr(m, "func", m), "id", "") == "proves"):
-                for claim in (arg.value for arg in mark.args if isinstance(arg, ast.Constant)):
-                    found.setdefault(claim, {})[f"tests/{module.name}::{node.name}"] = cuda
+        for claim, test, cuda in parsed(module, module.stat().st_mtime_ns, _proofs_in):
+            found.setdefault(claim, {})[f"tests/{module.name}::{test}"] = cuda
+    return found
+
+
+def _proofs_in(source: str) -> list[tuple[str, str, bool]]:
+    """(claim id, test, marked ``cuda``) of each ``@proves`` claim of a test module's source."""
+    tree, found = ast.parse(source), []
+    whole = any(isinstance(node, ast.Assign) and "pytestmark" in map(ast.unparse, node.targets)
+                and "pytest.mark.cuda" in ast.unparse(node.value) for node in tree.body)
+    for node in ast.walk(tree):
+        marks = getattr(node, "decorator_list", [])
+        cuda = whole or "pytest.mark.cuda" in map(ast.unparse, marks)
+        for mark in (m for m in marks if getattr(getattr(m, "func", m), "id", "") == "proves"):
+            found += [(arg.value, node.name, cuda) for arg in mark.args
+                      if isinstance(arg, ast.Constant)]
     return found
 
 

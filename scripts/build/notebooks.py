@@ -3,6 +3,7 @@ code-block markup, with its downloads and description."""
 
 from __future__ import annotations
 
+import functools
 import html as html_module
 import json
 import posixpath
@@ -15,6 +16,7 @@ from scripts.build.markdown_blocks import toc_entries
 from scripts.build.page_facts import add_fact
 
 
+@functools.lru_cache(maxsize=8)  # each language's build renders the same notebook pages
 def restyle(html: str, src_uri: str, toc_ids: tuple[str, ...] = ()) -> str:
     """The notebook page body ``html`` without the template's assets, in Material's markup; the
     headings take ``toc_ids`` (the ids the table of contents links to) when there are as many.

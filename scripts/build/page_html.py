@@ -3,6 +3,7 @@ kind's handler (:data:`HANDLERS`). CONTRIBUTING.md ("How the build works") says 
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 from pathlib import Path
@@ -92,8 +93,14 @@ def rewrite(page_html: str, config, terms: dict[str, str]) -> str:
 
 
 def glossary_terms(path: Path) -> dict[str, str]:
-    """Term -> definition of an abbreviations file (``*[term]: definition`` lines). Raises
-    ``PluginError`` naming a line of any other form or a term defined twice."""
+    """Term -> definition of an abbreviations file (``*[term]: definition`` lines), read once per
+    version of the file (``mkdocs serve`` reads an edit). Raises ``PluginError`` naming a line of
+    any other form or a term defined twice."""
+    return _glossary(path, path.stat().st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=8)
+def _glossary(path: Path, mtime_ns: int) -> dict[str, str]:
     terms: dict[str, str] = {}
     for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         m = re.fullmatch(r"\*\[(?P<term>[^\]]+)\]: (?P<definition>.+)", line)

@@ -130,9 +130,16 @@ def wrap_text_terms(page_html: str, terms: dict[str, str]) -> str:
 
 def glossary_terms_for(page: Page, config: MkDocsConfig) -> dict[str, str] | None:
     """A Chinese page's tooltips (``docs/glossary.zh.md``; ``{}`` without it), else ``None``."""
+    if not is_chinese(page):
+        return None
     path = Path(config.docs_dir) / "glossary.zh.md"
-    terms = zh_glossary(path.read_text(encoding="utf-8")) if path.is_file() else {}
-    return terms if is_chinese(page) else None
+    return _zh_glossary(path, path.stat().st_mtime_ns) if path.is_file() else {}
+
+
+@functools.lru_cache(maxsize=8)
+def _zh_glossary(path: Path, mtime_ns: int) -> dict[str, str]:
+    """:func:`zh_glossary` of ``path``, read once per version of the file."""
+    return zh_glossary(path.read_text(encoding="utf-8"))
 
 
 def facts_in_chinese(page_html: str) -> str:
