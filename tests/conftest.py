@@ -274,7 +274,8 @@ def write_first_loads(terminalreporter) -> None:
                    if name == TABLE_PROPERTY})
     if not rows:
         return
-    terminalreporter.write_sep("-", f"first load per page, gzip (home pages' budget {BUDGET_BYTES:,} bytes)")
+    terminalreporter.write_sep(
+        "-", f"first load per page, gzip (home pages' budget {BUDGET_BYTES:,} bytes)")
     for line in [*table_header().splitlines(), *rows]:
         terminalreporter.write_line(line)
 

@@ -33,8 +33,8 @@ import markdown
 
 from scripts import ROOT
 from scripts.build.markdown_blocks import tokens
-from scripts.commands.translations import TOC_EXTENSIONS
 from scripts.commands.refresh_outputs import markdown_files, run_block  # noqa: F401 (re-exported)
+from scripts.commands.translations import TOC_EXTENSIONS
 
 #: Markdown files whose blocks are executed by ``pytest`` (see ``testpaths`` in pyproject.toml).
 PYTHON_LIKE = re.compile(r"^\{?\s*\.?(python3?|py3?|pycon|ipython3?)\b", re.IGNORECASE)

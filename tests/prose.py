@@ -1,8 +1,8 @@
 """The prose of the site's pages, measured: sentences, their lengths, short answers, reading ease.
 
-A page (``docs/*.md``) is rendered by Python-Markdown with the extensions that decide its
-structure on the site (:data:`scripts.commands.translations.TOC_EXTENSIONS`, plus
-``footnotes``), after MkDocs' own reader has taken its YAML front matter off (``mkdocs.utils.meta.get_data``). Its
+A page (``docs/*.md``) is rendered as the Chinese pages are
+(:func:`scripts.commands.translations.rendered_page`: Python-Markdown with the extensions that
+decide its structure on the site, its YAML front matter taken off by MkDocs' own reader). Its
 *prose* is the text of its paragraphs (``<p>``) and list items (``<li>``, each one unit, a list
 inside it read as units of its own): in the body, in admonitions and collapsed notes, in captions
 and in exercise solutions. Left out: code blocks and math (``<pre>``), tables, definition lists,
@@ -32,14 +32,11 @@ import statistics
 import sys
 from dataclasses import dataclass
 
-import markdown
 import pysbd
 import textstat
-from bs4 import BeautifulSoup
-from mkdocs.utils.meta import get_data
 
 from scripts import ROOT
-from scripts.commands.translations import TOC_EXTENSIONS
+from scripts.commands.translations import rendered_page
 
 #: The pages measured: every English Markdown page of the site (a Chinese page, ``*.zh.md``, has
 #: rules of its own: ``tests/test_zh_prose.py``).
@@ -98,16 +95,10 @@ def read_prose(page: str, text: str | None = None) -> Prose:
     ``ValueError`` when the page has no title (``<h1>``) followed by a paragraph. Remembered per
     page and text: a page does not change during a run."""
     source = (ROOT / "docs" / page).read_text(encoding="utf-8") if text is None else text
-    body, _meta = get_data(source)
-    html = markdown.Markdown(extensions=[*TOC_EXTENSIONS, "footnotes"]).convert(body)
-    soup = BeautifulSoup(html, "html.parser")
-    title = soup.find("h1")
-    first = title.find_next_sibling() if title else None
-    if first is None or first.name != "p":
-        raise ValueError(f"{page}: no '# title' followed by a paragraph")
-    answer = [first]
-    if (after := first.find_next_sibling()) is not None and after.name in ("ul", "ol"):
-        answer.append(after)  # a list right after the first paragraph goes on with the answer
+    try:
+        soup, answer = rendered_page(source)
+    except ValueError as error:
+        raise ValueError(f"{page}: {error}") from None
     answer_text = " ".join(paragraph_text(copy.copy(element)) for element in answer)
     for element in soup.select(", ".join(NOT_PROSE)):
         element.decompose()

@@ -131,6 +131,23 @@ def _unit_text(element) -> str:
 
 
 @functools.lru_cache(maxsize=32)
+def rendered_page(text: str) -> tuple[BeautifulSoup, list]:
+    """A page's Markdown ``text`` rendered as the site renders its structure (Python-Markdown with
+    :data:`TOC_EXTENSIONS` and ``footnotes``, front matter off as MkDocs takes it), and its short
+    answer: the paragraph after the title, and a list right after that paragraph, which goes on
+    with it. Shared by the English and the Chinese prose rules (``tests/prose.py``). Raises
+    ``ValueError`` when the page has no title followed by a paragraph."""
+    body, _meta = get_data(text)
+    html = markdown.Markdown(extensions=[*TOC_EXTENSIONS, "footnotes"]).convert(body)
+    soup = BeautifulSoup(html, "html.parser")
+    title = soup.find("h1")
+    first = title.find_next_sibling() if title else None
+    if first is None or first.name != "p":
+        raise ValueError("no '# title' followed by a paragraph")
+    after = first.find_next_sibling()
+    return soup, [first, *([after] if after is not None and after.name in ("ul", "ol") else [])]
+
+
 def zh_units(text: str) -> ZhProse:
     """The prose of a Chinese page's Markdown ``text`` as a reader sees it (see :class:`ZhProse`).
 
@@ -144,16 +161,8 @@ def zh_units(text: str) -> ZhProse:
     item (without the list inside it) and a table cell are units of their own; a code span counts
     as its text. Raises ``ValueError`` when the page has no title followed by a paragraph.
     Remembered per text: the tests of one page read it three times."""
-    body, _meta = get_data(text)
-    html = markdown.Markdown(extensions=[*TOC_EXTENSIONS, "footnotes"]).convert(body)
-    soup = BeautifulSoup(html, "html.parser")
-    title = soup.find("h1")
-    first = title.find_next_sibling() if title else None
-    if first is None or first.name != "p":
-        raise ValueError("no '# title' followed by a paragraph")
-    answer = [first]
-    if (after := first.find_next_sibling()) is not None and after.name in ("ul", "ol"):
-        answer += after.find_all("li")  # a list right after the first paragraph goes on with it
+    soup, answer = rendered_page(text)
+    answer = answer[:1] + [li for lst in answer[1:] for li in lst.find_all("li")]
     answer_text = _collapse("\n".join(_unit_text(element) for element in answer))
     for element in soup.select("pre, div.footnote, p.admonition-title, summary"):
         element.decompose()
