@@ -269,3 +269,23 @@ def test_the_conversion_is_remembered_under_every_file_it_reads(tmp_path):
         digests.append(article_key(root, "page.md", SITE_URL))
     assert len(set(digests)) == len(digests), "an edit left the digest unchanged"
     assert article_key(root, "page.md", SITE_URL) == digests[-1]
+
+
+def test_the_stage_converts_articles_one_at_a_time_in_its_own_thread(tmp_path, monkeypatch):
+    """markdown-it-py's link encoder (mdurl) fills a shared cache without a lock: two pages
+    parsed at once in threads failed a cold build once (IndexError). So the execute stage
+    converts the articles in the thread that runs it, one after another."""
+    import threading
+
+    from scripts.build import article_notebooks, execute
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "snippets").mkdir()
+    for name in ("a.md", "b.md"):
+        (tmp_path / "docs" / name).write_text(f"# {name}\n\nText.\n", encoding="utf-8")
+    seen = []
+    monkeypatch.setattr(article_notebooks, "converted", lambda page, site_url, root: (
+        seen.append((page, threading.current_thread() is threading.main_thread()))
+        or {f"{page[:-3]}/{page[:-3]}.zip": b"zip"}))
+    execute.run(tmp_path, articles=("a.md", "b.md"), cache=tmp_path / ".cache")
+    assert seen == [("a.md", True), ("b.md", True)]

@@ -170,20 +170,24 @@ def run(root: Path = ROOT, docs: Path | None = None, articles: tuple[str, ...] =
     if figures := [jobs[n].name for n in stale if jobs[n].kind == "figures"]:
         log.info("figures: drawing %d module(s) (%d from the cache): %s", len(figures),
                  sum(job.kind == "figures" for job in jobs) - len(figures), ", ".join(figures))
-    if stale:  # figures in worker processes; in threads, notebooks (waiting on kernels), articles
+    if stale:  # figures in worker processes, notebooks in threads (waiting on kernels); articles
+        # here, one at a time, meanwhile: markdown-it-py's link encoder (mdurl) fills a shared
+        # cache without a lock, so two pages parsed at once in threads can fail (IndexError)
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload(["scripts.build.execute", "matplotlib.pyplot", "torch"])
         with ThreadPoolExecutor(len(stale)) as threads, ProcessPoolExecutor(
                 os.cpu_count(), context, _worker, (str(root), os.getpid())) as pool:
             futures = {n: (pool if jobs[n].kind == "figures" else threads).submit(
-                jobs[n].make, *jobs[n].args) for n in stale}
+                jobs[n].make, *jobs[n].args) for n in stale if jobs[n].kind != "articles"}
+            results = {n: jobs[n].make(*jobs[n].args) for n in stale if jobs[n].kind == "articles"}
             for n, future in futures.items():
                 try:
-                    files = future.result()
+                    results[n] = future.result()
                 except BrokenExecutor:
                     raise PluginError(f"{jobs[n].name}: its worker process died") from None
-                files = {jobs[n].name: files} if isinstance(files, bytes) else files
-                made[n] = put(cache / jobs[n].kind, jobs[n].key, files)
+        for n, files in results.items():
+            files = {jobs[n].name: files} if isinstance(files, bytes) else files
+            made[n] = put(cache / jobs[n].kind, jobs[n].key, files)
     for kind in ("executed", "figures", "articles"):
         prune(cache / kind, {job.key for job in jobs if job.kind == kind} | {"rendered"})
     return [(job, made[n], n in stale) for n, job in enumerate(jobs)]
