@@ -39,3 +39,23 @@ def test_a_module_runs_from_its_own_tree(tmp_path):
 def test_the_table_gives_medians_and_the_ratio_checkout_over_baseline():
     table = summary({"build": {"baseline": [30.0, 20.0, 10.0], "checkout": [5.0, 40.0, 10.0]}})
     assert table.splitlines()[1].split() == ["build", "20.00s", "10.00s", "0.50"]
+
+
+def test_the_serve_edit_is_timed_with_dirty_as_its_budget_is_set(monkeypatch, tmp_path):
+    """The edit budget holds for ``mkdocs serve --dirty --no-strict``: the serve timing gets
+    ``--dirty`` (which adds ``--no-strict``), in the tree being timed."""
+    from scripts.commands import budget_timing
+    (tmp_path / "scripts").mkdir()
+    (tmp_path / "scripts" / "__main__.py").write_text("")
+    seen = []
+
+    def fake_timed(command, tree, clear=()):
+        seen.append((command, tree))
+        return 1.0, 0, "median: first page 2.00 s, page edit 0.50 s, figure edit 3.00 s\n"
+
+    monkeypatch.setattr(budget_timing, "timed", fake_timed)
+    assert budget_timing.measure("serve", tmp_path) == {
+        "serve first page": (2.0, 0), "serve page edit": (0.5, 0)}
+    [(command, tree)] = seen
+    assert command[1:4] == ["-m", "scripts", "serve-timing"] and "--dirty" in command
+    assert tree == tmp_path

@@ -17,8 +17,9 @@ seconds of wall time:
   ``.cache/`` and ``site/`` (every figure drawn, notebook executed and, where the tree prints one,
   the PDF); ``build, cache kept``: the same command once more, in a new process;
 * ``serve first page`` and ``serve page edit``: that tree's own ``python -m scripts serve-timing
-  --runs 1`` (its own page and figure edits; a baseline without
-  the script cannot be timed this way and the script stops);
+  --runs 1 --dirty`` (its own page and figure edits, served with ``mkdocs serve --dirty
+  --no-strict``, the loop the edit budget is set for; a baseline without the script cannot be
+  timed this way and the script stops);
 * ``suite, empty cache``: ``python -m pytest`` after deleting ``.cache/``, as a fresh clone and
   CI run it; ``suite, nothing changed``: the same command once more.
 
@@ -91,7 +92,8 @@ def measure(what: str, tree: Path) -> dict[str, tuple[float, int]]:
         warm = timed(command, tree, ("site",))
         return {"build, empty cache": cold[:2], "build, cache kept": warm[:2]}
     if what == "serve":
-        _, status, output = timed([python, "-m", *serve_command(tree), "--runs", "1"], tree)
+        _, status, output = timed(
+            [python, "-m", *serve_command(tree), "--runs", "1", "--dirty"], tree)
         first, edit = serve_medians(output)
         return {"serve first page": (first, status), "serve page edit": (edit, status)}
     command = [python, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
