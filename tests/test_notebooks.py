@@ -147,6 +147,22 @@ def test_hook_strips_the_template_assets_and_refuses_other_scripts():
         hook.restyle('<script>alert("from an output")</script>', "x.ipynb")
 
 
+def test_a_restyled_page_is_kept_by_content(tmp_path, monkeypatch):
+    """A warm build reads a notebook page's restyled HTML from the cache; other HTML, other
+    table-of-contents ids or another version of the step make it again."""
+    made = []
+    monkeypatch.setattr(hook, "restyle", lambda *args: made.append(args) or f"page {len(made)}")
+    html = '<h2 id="a">A</h2>'
+    first = hook.restyled(html, "x.ipynb", ("a",), tmp_path)
+    assert hook.restyled(html, "x.ipynb", ("a",), tmp_path) == first == "page 1"
+    assert hook.restyled(html + " ", "x.ipynb", ("a",), tmp_path) == "page 2"
+    assert hook.restyled(html, "x.ipynb", ("b",), tmp_path) == "page 3"
+    edited = tmp_path / "notebooks.py"  # the step's module, edited
+    edited.write_bytes(Path(hook.__file__).read_bytes() + b"# edited\n")
+    monkeypatch.setattr(hook, "__file__", str(edited))
+    assert hook.restyled(html, "x.ipynb", ("a",), tmp_path) == "page 4"
+
+
 def test_hook_finds_broken_links(tmp_path):
     page = tmp_path / "nb" / "index.html"
     page.parent.mkdir()

@@ -104,7 +104,8 @@ class Section:
     marker: str | None
 
 
-def sections(text: str) -> list[Section]:
+@functools.lru_cache(maxsize=64)  # each page's, and its English page's, read by several steps
+def sections(text: str) -> tuple[Section, ...]:
     """The sections of a page's Markdown, read with markdown-it-py; a repeated id numbered as
     ``toc`` numbers it (``usage_1``). Raises ``ValueError`` when the page has no ``#`` title."""
     tokens = MarkdownIt("commonmark").use(front_matter_plugin).parse(text)
@@ -123,10 +124,10 @@ def sections(text: str) -> list[Section]:
     if not heads or heads[0][1] != 1:
         raise ValueError("a page must open with a '#' title")
     ends = [start for start, *_ in heads[1:]] + [len(lines)]
-    return [Section(anchor, heading, level, start, "\n".join(lines[start:end]),
-                    (m := MARKER.match(lines[start + 1].strip() if end > start + 1 else ""))
-                    and m[1])
-            for (start, level, heading, anchor), end in zip(heads, ends, strict=True)]
+    return tuple(Section(anchor, heading, level, start, "\n".join(lines[start:end]),
+                         (m := MARKER.match(lines[start + 1].strip() if end > start + 1 else ""))
+                         and m[1])
+                 for (start, level, heading, anchor), end in zip(heads, ends, strict=True))
 
 
 def toc_entries(items) -> list:

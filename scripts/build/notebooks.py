@@ -12,6 +12,8 @@ from pathlib import Path
 from bs4 import BeautifulSoup
 from mkdocs.exceptions import PluginError
 
+from scripts import root_of
+from scripts.build import cache
 from scripts.build.markdown_blocks import toc_entries
 from scripts.build.page_facts import add_fact
 
@@ -52,6 +54,18 @@ def restyle(html: str, src_uri: str, toc_ids: tuple[str, ...] = ()) -> str:
     return str(soup)
 
 
+def restyled(html: str, src_uri: str, toc_ids: tuple[str, ...], store: Path) -> str:
+    """:func:`restyle`'s page, kept in the cache ``store`` by its arguments and this module's
+    source (a warm build reads it instead of parsing the page again)."""
+    name = cache.key(html, src_uri, "\n".join(toc_ids), Path(__file__).read_bytes())
+    if (entry := cache.get(store, name)) is not None:
+        return (entry / "page.html").read_text(encoding="utf-8")
+    page = restyle(html, src_uri, toc_ids)
+    cache.put(store, name, {"page.html": page.encode("utf-8")})
+    cache.prune(store, {name})
+    return page
+
+
 def on_page_content(html, *, page, config, files):
     """Restyle a notebook page, link its download and ``data/`` files, take its ``description``
     from the notebook's metadata (MkDocs event). Raises ``PluginError`` naming the page."""
@@ -72,7 +86,8 @@ def on_page_content(html, *, page, config, files):
                                               for href, label in data)
         fact += " (keep data/ beside the notebook)"
     try:
-        return add_fact(restyle(html, src_uri, tuple(entry.id for entry in toc_entries(page.toc))),
+        ids = tuple(entry.id for entry in toc_entries(page.toc))
+        return add_fact(restyled(html, src_uri, ids, root_of(config) / ".cache/pages"),
                         f'<span class="nb-download">{fact}</span>', first=True)
     except ValueError as error:
         raise PluginError(f"notebook {src_uri}: {error}") from error
