@@ -705,6 +705,40 @@ def test_the_short_answer_ends_on_a_phones_first_screen(browser, base_url, page)
         context.close()
 
 
+#: The links of the navigation drawer (the sidebar, on a wide screen), and how many are drawn
+#: (``checkVisibility``: false inside a ``content-visibility: hidden`` subtree, extra.css).
+DRAWER_LINK = ".md-sidebar--primary .md-nav__link[href]"
+DRAWER_DRAWN_JS = f"""() => [...document.querySelectorAll('{DRAWER_LINK}')]
+  .filter(a => a.checkVisibility()).length"""
+#: How many of the drawer's links take the keyboard's focus.
+DRAWER_FOCUSABLE_JS = f"""() => [...document.querySelectorAll('{DRAWER_LINK}')]
+  .filter(a => {{ a.focus(); return document.activeElement === a; }}).length"""
+
+
+@pytest.mark.parametrize("page", ["index.md", "zh/index.md"])
+def test_the_phone_drawer_is_drawn_only_while_open(browser, base_url, page):
+    """On a phone the closed navigation drawer is skipped (extra.css): not drawn, no keyboard
+    stop; the menu button opens it drawn, and its links work. On a wide screen, where it is the
+    sidebar, it is drawn and its links take the focus."""
+    context = browser.new_context(viewport=PHONE, service_workers="block")
+    try:
+        tab = context.new_page()
+        tab.goto(base_url + page_url_path(page), wait_until="load")
+        assert tab.evaluate(DRAWER_DRAWN_JS) == 0, f"{page}: the closed drawer is drawn"
+        assert tab.evaluate(DRAWER_FOCUSABLE_JS) == 0, f"{page}: closed drawer takes the focus"
+        tab.locator('label.md-header__button[for="__drawer"]').click()
+        link = tab.locator(DRAWER_LINK).last
+        link.wait_for(state="visible")
+        href = link.evaluate("a => a.href")
+        link.click()
+        tab.wait_for_url(href)
+        tab.set_viewport_size({"width": 1300, "height": 900})
+        assert tab.evaluate(DRAWER_DRAWN_JS) > 0, f"{page}: the wide screen's sidebar is hidden"
+        assert tab.evaluate(DRAWER_FOCUSABLE_JS) > 0, f"{page}: the sidebar's links take no focus"
+    finally:
+        context.close()
+
+
 #: Chinese words a reader searches for on the Chinese site (the term list's 查找表 and 稀疏梯度).
 ZH_QUERIES = ["查找表", "稀疏梯度"]
 

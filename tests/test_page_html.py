@@ -6,8 +6,11 @@ from __future__ import annotations
 import os
 from types import SimpleNamespace
 
+import pytest
+from mkdocs.exceptions import PluginError
+
 from scripts import ROOT
-from scripts.build.page_html import GLOSSARY, glossary_terms, rewrite
+from scripts.build.page_html import GLOSSARY, figure_sizes, glossary_terms, rewrite, svg_size
 
 CONFIG = SimpleNamespace(config_file_path=str(ROOT / "mkdocs.yml"), edit_uri="edit/main/docs/",
                          repo_url="https://example.org/site")
@@ -45,6 +48,40 @@ def test_top_figure_light_variant_is_eager_dark_stays_lazy():
 def test_figure_below_the_first_section_heading_stays_lazy():
     out = rewrite(f"<h1>T</h1><p>x</p><h2>S</h2>{PAIR}", None, {})
     assert "fetchpriority" not in out and out.count('loading="lazy"') == 2
+
+
+SVG = ('<?xml version="1.0"?>\n<svg xmlns:xlink="http://www.w3.org/1999/xlink" width="{}" '
+       'height="{}" viewBox="0 0 1 1" xmlns="http://www.w3.org/2000/svg"><rect width="5"/></svg>')
+
+
+def test_an_svgs_size_in_px_or_no_unit_is_kept():
+    """The site's SVGs are matplotlib's, in pt (tests/test_site.py checks each figure); an SVG
+    in CSS pixels, with or without the unit, keeps its numbers, rounded."""
+    assert svg_size(SVG.format("120", "80.4px").encode()) == (120, 80)
+
+
+@pytest.mark.parametrize("svg", [SVG.format("50%", "2pt"), '<svg viewBox="0 0 1 1"><rect '
+                                 'width="5" height="5"/></svg>', "not an svg"])
+def test_an_svg_without_a_size_in_pt_or_px_is_an_error(svg):
+    with pytest.raises(ValueError, match="no width and height"):
+        svg_size(svg.encode())
+
+
+def test_a_figures_src_is_read_from_the_site_file_at_its_url():
+    """The ``src`` is relative to the page's URL (the built site's pages, in directories, are
+    checked by tests/test_site.py): also a page's URL without ``use_directory_urls``; a ``src``
+    that no file of the site has, or one without a size, fails the build, naming the page."""
+    def file(url, content):
+        return SimpleNamespace(url=url, content_bytes=content.encode())
+    files = [file("figures/p/b.svg", "<svg/>"),
+             file("figures/p/a-light.svg", SVG.format("4px", "8"))]
+    page = SimpleNamespace(url="zh/b.html", file=SimpleNamespace(src_uri="b.zh.md"))
+    assert figure_sizes(page, files)("../figures/p/./a-light.svg") == (4, 8)
+    page = SimpleNamespace(url="a/", file=SimpleNamespace(src_uri="a.md"))
+    with pytest.raises(PluginError, match="a.md: figure figures/p/a-light.svg is no file"):
+        figure_sizes(page, files)("figures/p/a-light.svg")
+    with pytest.raises(PluginError, match="a.md: figure ../figures/p/b.svg: its <svg> has no"):
+        figure_sizes(page, files)("../figures/p/b.svg")
 
 
 def test_the_glossaries_are_read_once_per_version_of_their_files(tmp_path, monkeypatch):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import re
+import xml.etree.ElementTree as ET
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -121,6 +122,30 @@ def test_figures_come_in_light_and_dark_with_alt_text_and_caption(site):
                 continue
             assert img.get("loading") == "lazy", (
                 f"{page}: {src} needs {{ loading=lazy }}, or both palettes' files are downloaded")
+
+
+def test_every_figure_image_has_its_svgs_size(site):
+    """Each figure's ``<img>``, on every page in both languages, states its SVG's size in CSS
+    pixels (``width``/``height`` of the ``<svg>``; 1pt = 4/3 px), whole pixels within half a
+    pixel: the browser reserves the image's box before the image arrives, so nothing under it
+    moves (a layout shift, scripts/build/page_html.py)."""
+    checked = 0
+    for page in sorted(site.rglob("*.html")):
+        for img in parsed(page).find_all("img"):
+            src = img.get("src", "")
+            if "figures/" not in src or not src.split("#")[0].endswith(".svg"):
+                continue
+            where = f"{page.relative_to(site)}: {src}"
+            svg = ET.parse((page.parent / src.split("#")[0]).resolve()).getroot()
+            for name in ("width", "height"):
+                length = re.fullmatch(r"([\d.]+)(pt|px)?", svg.get(name, ""))
+                assert length, f"{where}: its <svg> {name}={svg.get(name)!r}"
+                px = float(length[1]) * (4 / 3 if length[2] == "pt" else 1)
+                stated = img.get(name, "")
+                assert stated.isdigit() and abs(int(stated) - px) <= 0.5, (
+                    f"{where}: {name}={stated!r}, its SVG's is {px:g} CSS px")
+            checked += 1
+    assert checked >= 40, f"only {checked} figure images found"
 
 
 def test_the_site_builds_strictly_with_a_clean_log(site_build):
