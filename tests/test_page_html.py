@@ -10,7 +10,7 @@ import pytest
 from mkdocs.exceptions import PluginError
 
 from scripts import ROOT
-from scripts.build.page_html import GLOSSARY, figure_sizes, glossary_terms, rewrite, svg_size
+from scripts.build.page_html import GLOSSARY, glossary_terms, rewrite, svg_size
 
 CONFIG = SimpleNamespace(config_file_path=str(ROOT / "mkdocs.yml"), edit_uri="edit/main/docs/",
                          repo_url="https://example.org/site")
@@ -54,34 +54,39 @@ SVG = ('<?xml version="1.0"?>\n<svg xmlns:xlink="http://www.w3.org/1999/xlink" w
        'height="{}" viewBox="0 0 1 1" xmlns="http://www.w3.org/2000/svg"><rect width="5"/></svg>')
 
 
-def test_an_svgs_size_in_px_or_no_unit_is_kept():
-    """The site's SVGs are matplotlib's, in pt (tests/test_site.py checks each figure); an SVG
-    in CSS pixels, with or without the unit, keeps its numbers, rounded."""
-    assert svg_size(SVG.format("120", "80.4px").encode()) == (120, 80)
+def test_an_svgs_size_in_pt_is_given_in_css_pixels():
+    """matplotlib writes an SVG's size in pt (tests/test_site.py checks each figure of the site):
+    1pt is 4/3 CSS px, rounded to whole pixels."""
+    assert svg_size(SVG.format("460.8pt", "345.6pt").encode(), "f") == (614, 461)
 
 
-@pytest.mark.parametrize("svg", [SVG.format("50%", "2pt"), '<svg viewBox="0 0 1 1"><rect '
-                                 'width="5" height="5"/></svg>', "not an svg"])
-def test_an_svg_without_a_size_in_pt_or_px_is_an_error(svg):
-    with pytest.raises(ValueError, match="no width and height"):
-        svg_size(svg.encode())
+@pytest.mark.parametrize("svg", [SVG.format("120", "80px"), SVG.format("50%", "2pt"),
+                                 '<svg viewBox="0 0 1 1"><rect width="5pt" height="5pt"/></svg>',
+                                 "not an svg", ""])
+def test_an_svg_without_a_size_in_pt_fails_the_build_naming_it(svg):
+    with pytest.raises(PluginError, match="^f: no figure of the site, or its <svg> has no size"):
+        svg_size(svg.encode(), "f")
 
 
 def test_a_figures_src_is_read_from_the_site_file_at_its_url():
     """The ``src`` is relative to the page's URL (the built site's pages, in directories, are
-    checked by tests/test_site.py): also a page's URL without ``use_directory_urls``; a ``src``
-    that no file of the site has, or one without a size, fails the build, naming the page."""
-    def file(url, content):
-        return SimpleNamespace(url=url, content_bytes=content.encode())
-    files = [file("figures/p/b.svg", "<svg/>"),
-             file("figures/p/a-light.svg", SVG.format("4px", "8"))]
-    page = SimpleNamespace(url="zh/b.html", file=SimpleNamespace(src_uri="b.zh.md"))
-    assert figure_sizes(page, files)("../figures/p/./a-light.svg") == (4, 8)
-    page = SimpleNamespace(url="a/", file=SimpleNamespace(src_uri="a.md"))
-    with pytest.raises(PluginError, match="a.md: figure figures/p/a-light.svg is no file"):
-        figure_sizes(page, files)("figures/p/a-light.svg")
-    with pytest.raises(PluginError, match="a.md: figure ../figures/p/b.svg: its <svg> has no"):
-        figure_sizes(page, files)("../figures/p/b.svg")
+    checked by tests/test_site.py), also without ``use_directory_urls``; a ``src`` that no file
+    of the site has, or one without a size, fails the build, naming the page."""
+    files = {"figures/p/b.svg": "<svg/>", "figures/p/a-light.svg": SVG.format("3pt", "6pt")}
+    site = SimpleNamespace(get_file_from_path=lambda path: SimpleNamespace(
+        content_bytes=files[path].encode()) if path in files else None)
+    img = '<img alt="a" src="{}#only-light" loading="lazy">'
+
+    def sized(url: str, src_uri: str, src: str) -> str:
+        page = SimpleNamespace(url=url, file=SimpleNamespace(src_uri=src_uri))
+        return rewrite(f"<h1>T</h1>{img.format(src)}", None, {}, page, site)
+
+    assert '<img width="4" height="8" alt="a"' in sized("zh/b.html", "b.zh.md",
+                                                       "../figures/p/./a-light.svg")
+    with pytest.raises(PluginError, match="^a.md: figures/p/a-light.svg: no figure of the site"):
+        sized("a/", "a.md", "figures/p/a-light.svg")
+    with pytest.raises(PluginError, match="^a.md: ../figures/p/b.svg: no figure of the site, or"):
+        sized("a/", "a.md", "../figures/p/b.svg")
 
 
 def test_the_glossaries_are_read_once_per_version_of_their_files(tmp_path, monkeypatch):

@@ -1,2 +1,1 @@
-"""The build: what ``mkdocs build`` imports. ``hook.py``, the hook ``mkdocs.yml`` names, runs the
-steps of the other modules in order."""
+"""The build, what ``mkdocs build`` imports: ``hook.py`` runs the other modules' steps in order."""

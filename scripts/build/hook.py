@@ -6,14 +6,7 @@ from __future__ import annotations
 
 from mkdocs.plugins import event_priority
 
-from scripts.build import (
-    article_notebooks,
-    execute_stage,
-    matrix_notes,
-    notebooks,
-    page_html,
-    zh,
-)
+from scripts.build import article_notebooks, execute_stage, matrix_notes, notebooks, page_html, zh
 
 #: ``on_config``: ``SOURCE_DATE_EPOCH`` set, before MkDocs dates any page.
 CONFIG = [execute_stage.on_config]

@@ -1,5 +1,4 @@
-"""Build step: a notebook page (mkdocs-jupyter's template) as light as an article, in Material's
-code-block markup, with its downloads and description."""
+"""Build step: a notebook page (mkdocs-jupyter's) in Material's code-block markup, its downloads."""
 
 from __future__ import annotations
 
@@ -55,15 +54,12 @@ def restyle(html: str, src_uri: str, toc_ids: tuple[str, ...] = ()) -> str:
 
 
 def restyled(html: str, src_uri: str, toc_ids: tuple[str, ...], store: Path) -> str:
-    """:func:`restyle`'s page, kept in the cache ``store`` by its arguments and this module's
-    source (a warm build reads it instead of parsing the page again)."""
+    """:func:`restyle`'s page, kept in the cache ``store`` by its arguments and step's source."""
     name = cache.key(html, src_uri, "\n".join(toc_ids), Path(__file__).read_bytes())
-    if (entry := cache.get(store, name)) is not None:
-        return (entry / "page.html").read_text(encoding="utf-8")
-    page = restyle(html, src_uri, toc_ids)
-    cache.put(store, name, {"page.html": page.encode("utf-8")})
-    cache.prune(store, {name})
-    return page
+    if (entry := cache.get(store, name)) is None:
+        entry = cache.put(store, name, {"page.html": restyle(html, src_uri, toc_ids).encode()})
+        cache.prune(store, {name})
+    return (entry / "page.html").read_text(encoding="utf-8")
 
 
 def on_page_content(html, *, page, config, files):

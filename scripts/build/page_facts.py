@@ -1,5 +1,4 @@
-"""The one line of facts about a page (its download, the PyTorch releases its checks passed on),
-shared by several steps, right after the page's short answer so that the answer comes first."""
+"""The line of facts under a page's short answer (its download, the releases its checks pass on)."""
 
 from __future__ import annotations
 

@@ -7,7 +7,6 @@ import functools
 import html
 import posixpath
 import re
-from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -32,11 +31,6 @@ ELEMENTS = re.compile("|".join(f"(?P<{kind}>{pattern})" for kind, pattern in {
 }.items()), re.S)
 #: A code block's title that starts with a file under snippets/.
 SNIPPET = re.compile(r'<span class="filename">(?P<path>snippets/[\w./-]+)')
-#: An SVG's root element, and its ``width`` or ``height`` with their unit (matplotlib writes pt).
-SVG_ROOT = re.compile(rb"<svg\b[^>]*>")
-SVG_LENGTH = re.compile(rb'\s(?P<name>width|height)="(?P<value>[\d.]+)(?P<unit>pt|px|)"')
-#: CSS pixels per unit (CSS Values 4: 1pt is 1/72 in, 1px is 1/96 in; no unit is px in SVG).
-PX_PER = {b"pt": 96 / 72, b"px": 1.0, b"": 1.0}
 
 
 def code_block(m: re.Match, page: SimpleNamespace) -> str:
@@ -59,19 +53,28 @@ def snippet_link(path: str, config) -> str:
 
 
 def figure(m: re.Match, page: SimpleNamespace) -> str:
-    """A figure's image inside a link to its SVG, with the SVG's own ``width`` and ``height`` (CSS
-    pixels) when ``page.figure_size`` gives them, so the browser reserves its box before the
-    image arrives; the light image of a page's first figure, when no ``<h2>`` comes before it,
-    eager and of high priority instead of lazy."""
-    img = m[0]
-    if page.figure_size is not None:
-        width, height = page.figure_size(html.unescape(m["svg"]))
+    """A figure's image, sized as its SVG when the site's ``page.files`` are given, in a link to
+    it; the light image of the first figure above any ``<h2>``, eager and of high priority instead
+    of lazy. Raises ``PluginError`` naming the page for a figure the site lacks or cannot size."""
+    img, src = m[0], html.unescape(m["svg"])
+    if page.files is not None:  # the src is relative to the page's URL; a figure's URL is its path
+        file = page.files.get_file_from_path(posixpath.normpath(posixpath.join(page.folder, src)))
+        width, height = svg_size(file.content_bytes if file else b"", f"{page.src_uri}: {src}")
         img = img.replace("<img", f'<img width="{width}" height="{height}"', 1)
     if page.first_figure and m["palette"] == "light":
         page.first_figure = False
         if m.string.find("<h2", 0, m.start()) < 0:
             img = img.replace(' loading="lazy"', ' fetchpriority="high"', 1)
     return f'<a class="figure-full" href="{m["svg"]}" title="{FIGURE_TITLE}">{img}</a>'
+
+
+def svg_size(svg: bytes, name: str) -> tuple[int, int]:
+    """An SVG's root ``width`` and ``height`` in pt (as matplotlib writes them) in whole CSS pixels,
+    1pt being 4/3 px (CSS Values 4). Raises ``PluginError`` naming ``name`` without them."""
+    found = re.search(rb'<svg\b[^>]*?\swidth="([\d.]+)pt"\s+height="([\d.]+)pt"', svg)
+    if found is None:
+        raise PluginError(f"{name}: no figure of the site, or its <svg> has no size in pt")
+    return round(float(found[1]) * 4 / 3), round(float(found[2]) * 4 / 3)
 
 
 def abbr(m: re.Match, page: SimpleNamespace) -> str:
@@ -96,52 +99,14 @@ def code(m: re.Match, page: SimpleNamespace) -> str:
 HANDLERS = {"block": code_block, "figure": figure, "abbr": abbr, "code": code}
 
 
-def rewrite(page_html: str, config, terms: dict[str, str],
-            figure_size: Callable[[str], tuple[int, int]] | None = None) -> str:
-    """``page_html`` with each element of :data:`ELEMENTS` rewritten by its handler, in one
-    pass; ``terms`` are the glossary's; ``figure_size`` maps a figure's ``src`` to its SVG's
-    size (:func:`figure_sizes`; None adds no size). Raises ``PluginError`` as
-    :func:`code_block` and ``figure_size`` do."""
+def rewrite(page_html: str, config, terms: dict[str, str], page=None, files=None) -> str:
+    """``page_html``'s :data:`ELEMENTS` rewritten by their handlers in one pass, with the glossary's
+    ``terms``; figures sized from MkDocs' ``files`` when given with its ``page``."""
     # what the handlers share: the terms met so far, whether the first light figure is ahead
-    page = SimpleNamespace(config=config, terms=terms, seen=set(), first_figure=True,
-                           figure_size=figure_size)
+    page = SimpleNamespace(config=config, terms=terms, seen=set(), first_figure=True, files=files,
+                           folder=posixpath.dirname(page.url) if page else "",
+                           src_uri=page.file.src_uri if page else "")
     return ELEMENTS.sub(lambda m: HANDLERS[m.lastgroup](m, page), page_html)
-
-
-def svg_size(svg: bytes) -> tuple[int, int]:
-    """The ``width`` and ``height`` of an SVG document's root element in whole CSS pixels
-    (rounded; an ``<img>`` of it shows at that size when nothing scales it). Raises
-    ``ValueError`` when either is missing or in a unit other than pt, px or none."""
-    root = SVG_ROOT.search(svg)
-    lengths = {m["name"]: float(m["value"]) * PX_PER[m["unit"]]
-               for m in SVG_LENGTH.finditer(root[0] if root else b"")}
-    if set(lengths) != {b"width", b"height"}:
-        raise ValueError("its <svg> has no width and height in pt or px")
-    return round(lengths[b"width"]), round(lengths[b"height"])
-
-
-def figure_sizes(page, files) -> Callable[[str], tuple[int, int]]:
-    """The size (:func:`svg_size`) of the SVG that a ``src`` on ``page`` (a MkDocs page, whose
-    ``url`` the ``src`` is relative to) names, read from the site's file (``files``, MkDocs'
-    collection: the execute stage adds the figures it drew there). Raises ``PluginError``
-    naming the page and the ``src`` when no file of the site has that URL or its size is
-    unreadable."""
-    base = posixpath.dirname(page.url)
-
-    @functools.cache
-    def by_url() -> dict:
-        return {file.url: file for file in files}
-
-    def size(src: str) -> tuple[int, int]:
-        url = posixpath.normpath(posixpath.join(base, src))
-        file = by_url().get(url)
-        if file is None:
-            raise PluginError(f"{page.file.src_uri}: figure {src} is no file of the site")
-        try:
-            return svg_size(file.content_bytes)
-        except ValueError as error:
-            raise PluginError(f"{page.file.src_uri}: figure {src}: {error}") from None
-    return size
 
 
 def glossary_terms(path: Path) -> dict[str, str]:
@@ -168,4 +133,4 @@ def on_page_content(page_html: str, *, page, config, files) -> str:
     terms = zh.glossary_terms_for(page, config)
     if terms is None:
         terms = glossary_terms(root_of(config) / GLOSSARY)
-    return rewrite(page_html, config, terms, figure_sizes(page, files))
+    return rewrite(page_html, config, terms, page, files)

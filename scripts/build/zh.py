@@ -35,10 +35,8 @@ NO_TERMS = (r"<!--.*?-->|<(code|pre|a|h[1-6]|abbr|script|style|svg|math|figcapti
             r'button|label|textarea|title)\b.*?</\1>|<span class="filename".*?</span>|<[^>]*>')
 #: The facts line's English phrases (page_facts.py, matrix_notes.py) in Chinese, in this order.
 FACTS = [(re.compile(a), b) for a, b in [
-    (r"Run it yourself: (<a [^>]*>[^<]*</a>) \(this article as a notebook, with the files it "
-     r"reads\)", r"自己运行：\1（本文的笔记本，含它读取的文件）"),
-    (r"Run it yourself: (<a [^>]*>[^<]*</a>) \(this article as a notebook\)",
-     r"自己运行：\1（本文的笔记本）"),
+    (r"Run it yourself: (<a [^>]*>[^<]*</a>) \(this article as a notebook(, with the files it "
+     r"reads)?\)", lambda m: f"自己运行：{m[1]}（本文的笔记本{'，含它读取的文件' * bool(m[2])}）"),
     (r"<strong>Verified</strong>: (\d+) checks? on torch ([^<;]*?)(?= and <a|;|</span>)",
      r"<strong>已验证</strong>：\1 项检查，torch \2"),
     (r" and (<a [^>]*>)(\d+) CPU paths? of (\d+) machines?</a>",
@@ -136,9 +134,8 @@ def glossary_terms_for(page: Page, config: MkDocsConfig) -> dict[str, str] | Non
     return _zh_glossary(path, path.stat().st_mtime_ns) if path.is_file() else {}
 
 
-@functools.lru_cache(maxsize=8)
+@functools.lru_cache(maxsize=8)  # read once per version of the file
 def _zh_glossary(path: Path, mtime_ns: int) -> dict[str, str]:
-    """:func:`zh_glossary` of ``path``, read once per version of the file."""
     return zh_glossary(path.read_text(encoding="utf-8"))
 
 
