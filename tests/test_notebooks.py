@@ -193,6 +193,23 @@ def test_the_execute_stage_merges_a_cells_printed_chunks_into_one_output(tmp_pat
 
 
 @pytest.mark.audit
+def test_the_execute_stage_kills_a_kernel_when_its_cells_are_done(tmp_path, monkeypatch):
+    """The kernel is killed, not asked to shut down: a graceful shutdown can race inside
+    ipykernel 7.4 and print an ENOTSOCK traceback into the build's log, failing the clean-log test.
+    A kernel's ``atexit`` hook runs only on a graceful exit (checked with ``shutdown_kernel``
+    ``graceful``: the file was written)."""
+    source, witness = tmp_path / "exit.ipynb", tmp_path / "exited-gracefully"
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
+        f"import atexit, pathlib\natexit.register(pathlib.Path({str(witness)!r}).touch)"
+    )], metadata={"kernelspec": {"name": "python3", "display_name": "Python 3"}}), source)
+    execute.executed(source)
+    assert not witness.exists()
+    monkeypatch.setitem(execute.SETTINGS, "shutdown_kernel", "graceful")
+    execute.executed(source)
+    assert witness.exists()
+
+
+@pytest.mark.audit
 def test_a_failing_cell_fails_the_execute_stage_naming_the_notebook(tmp_path):
     source = tmp_path / "broken.ipynb"
     nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(

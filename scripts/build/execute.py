@@ -31,9 +31,10 @@ from scripts.build.cache import contents, get, key, prune, put
 
 log = logging.getLogger("mkdocs.hooks.execute")
 #: How notebooks run (nbclient), part of their keys: one output per stream (chunks depend on
-#: timing), no timestamps, the kernel over Unix sockets (ipykernel warns about TCP at each start).
-SETTINGS = {"format": "executed-1", "timeout_s": 600, "coalesce_streams": True,
-            "record_timing": False, "allow_errors": False, "transport": "ipc"}
+#: timing), no timestamps, Unix sockets (no TCP warning), the kernel killed when done (a graceful
+#: shutdown can race in ipykernel 7.4 and print an ENOTSOCK traceback into the build's log).
+SETTINGS = {"format": "executed-1", "timeout_s": 600, "coalesce_streams": True, "transport": "ipc",
+            "record_timing": False, "allow_errors": False, "shutdown_kernel": "immediate"}
 
 
 class NotebookFailed(PluginError):
@@ -72,7 +73,7 @@ def executed(source: Path, key: str = "") -> bytes:
         nb, config=Config({"KernelManager": {"transport": SETTINGS["transport"], "ip": sockets}}),
         kernel_name=nb.metadata.get("kernelspec", {}).get("name", "python3"),
         timeout=SETTINGS["timeout_s"], resources={"metadata": {"path": str(source.parent)}},
-        **{k: SETTINGS[k] for k in ("allow_errors", "coalesce_streams", "record_timing")})
+        **{k: v for k, v in SETTINGS.items() if k in NotebookClient.class_trait_names()})
     try:
         client.execute()
     except Exception as error:  # a cell raised, or the kernel did not start or died
@@ -170,9 +171,8 @@ def run(root: Path = ROOT, docs: Path | None = None, articles: tuple[str, ...] =
     if figures := [jobs[n].name for n in stale if jobs[n].kind == "figures"]:
         log.info("figures: drawing %d module(s) (%d from the cache): %s", len(figures),
                  sum(job.kind == "figures" for job in jobs) - len(figures), ", ".join(figures))
-    if stale:  # figures in worker processes, notebooks in threads (waiting on kernels); articles
-        # here, one at a time, meanwhile: markdown-it-py's link encoder (mdurl) fills a shared
-        # cache without a lock, so two pages parsed at once in threads can fail (IndexError)
+    if stale:  # figures in worker processes, notebooks in threads; articles here, one at a time:
+        # markdown-it-py's link encoder (mdurl) has a cache without a lock (IndexError in threads)
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload(["scripts.build.execute", "matplotlib.pyplot", "torch"])
         with ThreadPoolExecutor(len(stale)) as threads, ProcessPoolExecutor(
