@@ -153,6 +153,10 @@ def test_facts_line_in_chinese():
                                           "以及 5 条 CPU 路径；3 项尚未在 "
                                           "2.14.1 和 2.13.0 上运行")
     assert re.findall(r'href="([^"]*)"', out) == re.findall(r'href="([^"]*)"', line)
+    zipped = line.replace("a.ipynb\">a.ipynb</a> (this article as a notebook)",
+                          "a.zip\">a.zip</a> (this article as a notebook, with the files it reads)")
+    assert re.sub("<[^>]+>", "", zh.facts_in_chinese(zipped)).startswith(
+        "x自己运行：a.zip（本文的笔记本，含它读取的文件）已验证：")
 
 
 def test_facts_line_in_chinese_with_machines_and_gpus():

@@ -99,13 +99,13 @@ def code(m: re.Match, page: SimpleNamespace) -> str:
 HANDLERS = {"block": code_block, "figure": figure, "abbr": abbr, "code": code}
 
 
-def rewrite(page_html: str, config, terms: dict[str, str], page=None, files=None) -> str:
+def rewrite(page_html: str, config, terms: dict[str, str], of=None, files=None) -> str:
     """``page_html``'s :data:`ELEMENTS` rewritten by their handlers in one pass, with the glossary's
-    ``terms``; figures sized from MkDocs' ``files`` when given with its ``page``."""
+    ``terms``; figures sized from MkDocs' ``files`` when given with their page, ``of``."""
     # what the handlers share: the terms met so far, whether the first light figure is ahead
     page = SimpleNamespace(config=config, terms=terms, seen=set(), first_figure=True, files=files,
-                           folder=posixpath.dirname(page.url) if page else "",
-                           src_uri=page.file.src_uri if page else "")
+                           folder=posixpath.dirname(of.url) if of else "",
+                           src_uri=of.file.src_uri if of else "")
     return ELEMENTS.sub(lambda m: HANDLERS[m.lastgroup](m, page), page_html)
 
 
