@@ -14,28 +14,46 @@ import sys
 #: Subcommand -> (module whose ``main(argv)`` runs it, what it does), in the order listed.
 COMMANDS = {
     # the contributor's commands
-    "execute": ("scripts.commands.stage", "run the execute stage alone: figures, notebooks, "
-                "article downloads"),
-    "refresh-outputs": ("scripts.commands.refresh_outputs", "rewrite every expected output "
-                        "from what the code prints now"),
-    "serve-timing": ("scripts.commands.serve_timing", "time mkdocs serve: first page and an "
-                     "edited page"),
-    "budget-timing": ("scripts.commands.budget_timing", "time the budgets here and at a "
-                      "baseline revision"),
-    "build-imports": ("scripts.commands.build_imports", "count the project's lines one mkdocs "
-                      "build imports"),
-    "torch-matrix": ("scripts.commands.torch_matrix", "run the site's checks on each covered "
-                     "PyTorch release and CPU path"),
+    "execute": (
+        "scripts.commands.stage",
+        "run the execute stage alone: figures, notebooks, article downloads",
+    ),
+    "refresh-outputs": (
+        "scripts.commands.refresh_outputs",
+        "rewrite every expected output from what the code prints now",
+    ),
+    "serve-timing": (
+        "scripts.commands.serve_timing",
+        "time mkdocs serve: first page and an edited page",
+    ),
+    "budget-timing": (
+        "scripts.commands.budget_timing",
+        "time the budgets here and at a baseline revision",
+    ),
+    "build-imports": (
+        "scripts.commands.build_imports",
+        "count the project's lines one mkdocs build imports",
+    ),
+    "torch-matrix": (
+        "scripts.commands.torch_matrix",
+        "run the site's checks on each covered PyTorch release and CPU path",
+    ),
     "site-pdf": ("scripts.commands.site_pdf", "print a built site as one PDF"),
-    "translations": ("scripts.commands.translations", "list the Chinese pages' stale and missing "
-                     "sections; --stats: their sentence numbers"),
+    "translations": (
+        "scripts.commands.translations",
+        "list the Chinese pages' stale and missing sections; --stats: their sentence numbers",
+    ),
     # checks of a built site
     "html-check": ("scripts.checks.html_check", "the Nu HTML checker on the built site"),
-    "properdocs-check": ("scripts.checks.properdocs_check", "build with MkDocs and ProperDocs "
-                         "and compare"),
+    "properdocs-check": (
+        "scripts.checks.properdocs_check",
+        "build with MkDocs and ProperDocs and compare",
+    ),
     "lighthouse-audit": ("scripts.checks.lighthouse_audit", "Lighthouse on every page"),
-    "zensical-canary": ("scripts.checks.zensical_canary", "what a Zensical build loses "
-                        "(a canary, never a gate)"),
+    "zensical-canary": (
+        "scripts.checks.zensical_canary",
+        "what a Zensical build loses (a canary, never a gate)",
+    ),
 }
 
 

@@ -62,9 +62,13 @@ class _Scanner(HTMLParser):
     def handle_starttag(self, tag, attrs):
         self.scan.tags.append((tag, dict(attrs)))
         if tag == "abbr":
-            self.scan.abbrs.append(Abbr(dict(attrs).get("title"),
-                                        in_code=bool(self.open["code"] or self.open["pre"]),
-                                        in_article=bool(self.open["article"])))
+            self.scan.abbrs.append(
+                Abbr(
+                    dict(attrs).get("title"),
+                    in_code=bool(self.open["code"] or self.open["pre"]),
+                    in_article=bool(self.open["article"]),
+                )
+            )
         if tag == "style":
             self.scan.styles.append("")
         if tag in self.open:

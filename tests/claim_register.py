@@ -4,7 +4,7 @@ A general sentence on a page ("for any ids", "always", "exactly") carries a clai
 an attribute list on the paragraph that states it, ``{ #claim-bag-equals-reduction }``: the
 paragraph gets that HTML id, so the claim can be linked to. A property test in
 ``tests/test_claims_*.py`` names the ids it proves with :func:`proves` (the build reads these
-decorators without importing the tests: :func:`scripts.build.matrix_notes.proofs_in_sources`).
+decorators without importing the tests: :func:`scripts.hooks.matrix_notes.proofs_in_sources`).
 ``tests/test_claims_register.py`` fails when an id on a page has no property test, or a test
 names an id that no page has.
 """

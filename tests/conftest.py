@@ -66,7 +66,6 @@ settings.load_profile("ci")
 os.environ.setdefault("KINETO_LOG_LEVEL", "6")
 
 
-
 def run_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A temporary folder of this ``pytest`` run that every xdist worker shares.
 
@@ -96,9 +95,14 @@ def print_pdf(site: Path, log: str) -> tuple[int, str]:
     """Print the built ``site``'s PDF (``python -m scripts site-pdf``); return its exit status
     and ``log`` with what it said appended as an INFO line when it succeeded (as-is otherwise,
     so the build test shows it)."""
-    proc = subprocess.run([sys.executable, "-m", "scripts", "site-pdf", "--site", str(site)],
-                          cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                          timeout=600)
+    proc = subprocess.run(
+        [sys.executable, "-m", "scripts", "site-pdf", "--site", str(site)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=600,
+    )
     said = proc.stdout.strip()
     said_lines = "".join(f"INFO    -  {line}\n" for line in said.splitlines())  # one per PDF
     return proc.returncode, log + (said_lines if proc.returncode == 0 else said)
@@ -124,8 +128,13 @@ def _second_build(shared: Path) -> None:
             returncode, log = print_pdf(shared / "site-again", log)
     except BaseException as error:  # noqa: BLE001 - the waiting test reports it
         returncode, log = None, f"the second build raised {error!r}"
-    record = {"folder": str(shared / "site-again"), "returncode": returncode, "log": log,
-              "cache_before": before, "cache_after": _notebook_cache()}
+    record = {
+        "folder": str(shared / "site-again"),
+        "returncode": returncode,
+        "log": log,
+        "cache_before": before,
+        "cache_after": _notebook_cache(),
+    }
     tmp = shared / "site-again.json.tmp"
     tmp.write_text(json.dumps(record))
     os.replace(tmp, shared / "site-again.json")
@@ -151,17 +160,22 @@ def site_build(request, tmp_path_factory) -> dict:
             returncode, log = proc.returncode, proc.stdout
             if audits and returncode == 0:
                 returncode, log = print_pdf(dest, log)
-            record.write_text(json.dumps({
-                "folder": str(dest),
-                "returncode": returncode,
-                "log": log,
-                "wrote_into_docs": docs_tree() != before,
-            }))
+            record.write_text(
+                json.dumps(
+                    {
+                        "folder": str(dest),
+                        "returncode": returncode,
+                        "log": log,
+                        "wrote_into_docs": docs_tree() != before,
+                    }
+                )
+            )
             if proc.returncode == 0 and any(
                 item.nodeid == BYTE_IDENTITY_TEST for item in request.session.items
             ):
-                second = threading.Thread(target=_second_build, args=(shared,),
-                                          name="second-site-build", daemon=True)
+                second = threading.Thread(
+                    target=_second_build, args=(shared,), name="second-site-build", daemon=True
+                )
                 second.start()
     yield json.loads(record.read_text())
     if second is not None:
@@ -195,8 +209,9 @@ def build_problems(built: dict) -> list[str]:
     problems = []
     if built["returncode"] != 0:
         problems.append(f"mkdocs build --strict exited with {built['returncode']}")
-    problems += [ln.rstrip() for ln in built["log"].splitlines()
-                 if ln.strip() and not ln.startswith("INFO ")]
+    problems += [
+        ln.rstrip() for ln in built["log"].splitlines() if ln.strip() and not ln.startswith("INFO ")
+    ]
     if built["wrote_into_docs"]:
         problems.append("the build wrote into docs/")
     return problems
@@ -211,11 +226,13 @@ def site(site_build, request) -> Path:
     ``docs/``, each test that needs the site is skipped with one line naming
     :data:`BUILD_TEST`, which fails with the build's messages. The build reuses the figures and
     notebook pages cached in ``.cache/`` by an earlier build of the same sources (see
-    ``scripts/build/``): a clean checkout, as in CI, draws and executes everything.
+    ``scripts/hooks/``): a clean checkout, as in CI, draws and executes everything.
     """
     if build_problems(site_build):
-        pytest.skip("needs the built site, whose build failed or warned: see "
-                    f"{AUDIT_BUILD_TEST if audit_run(request.session) else BUILD_TEST}")
+        pytest.skip(
+            "needs the built site, whose build failed or warned: see "
+            f"{AUDIT_BUILD_TEST if audit_run(request.session) else BUILD_TEST}"
+        )
     return Path(site_build["folder"])
 
 
@@ -268,14 +285,20 @@ def write_first_loads(terminalreporter) -> None:
     one table row per page, whether its test passed or failed; nothing when none ran."""
     from tests.test_first_load import BUDGET_BYTES, TABLE_PROPERTY, table_header
 
-    rows = sorted({value for outcome in ("passed", "failed")
-                   for report in terminalreporter.stats.get(outcome, [])
-                   for name, value in getattr(report, "user_properties", ())
-                   if name == TABLE_PROPERTY})
+    rows = sorted(
+        {
+            value
+            for outcome in ("passed", "failed")
+            for report in terminalreporter.stats.get(outcome, [])
+            for name, value in getattr(report, "user_properties", ())
+            if name == TABLE_PROPERTY
+        }
+    )
     if not rows:
         return
     terminalreporter.write_sep(
-        "-", f"first load per page, gzip (home pages' budget {BUDGET_BYTES:,} bytes)")
+        "-", f"first load per page, gzip (home pages' budget {BUDGET_BYTES:,} bytes)"
+    )
     for line in [*table_header().splitlines(), *rows]:
         terminalreporter.write_line(line)
 
@@ -286,8 +309,11 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     each page's first-load bytes (:func:`write_first_loads`)."""
     if os.environ.get("PYTEST_XDIST_WORKER"):
         return
-    if any("audit" in getattr(r, "keywords", {}) for outcome in ("passed", "failed", "skipped")
-           for r in terminalreporter.stats.get(outcome, [])):
+    if any(
+        "audit" in getattr(r, "keywords", {})
+        for outcome in ("passed", "failed", "skipped")
+        for r in terminalreporter.stats.get(outcome, [])
+    ):
         from scripts.commands.translations import main as translations
 
         out = io.StringIO()

@@ -38,8 +38,14 @@ def subnormals_flushed(t: torch.Tensor) -> torch.Tensor:
 def bits(t: torch.Tensor) -> torch.Tensor:
     """The bit patterns of a float16, bfloat16, float32 or float64 tensor, as integers of the
     same width and shape."""
-    return t.view({torch.float32: torch.int32, torch.float64: torch.int64,
-                   torch.bfloat16: torch.int16, torch.float16: torch.int16}[t.dtype])
+    return t.view(
+        {
+            torch.float32: torch.int32,
+            torch.float64: torch.int64,
+            torch.bfloat16: torch.int16,
+            torch.float16: torch.int16,
+        }[t.dtype]
+    )
 
 
 def same_but_signed_zeros(a: torch.Tensor, b: torch.Tensor) -> bool:
@@ -58,8 +64,9 @@ def kept_or_flushed(out: torch.Tensor, ref: torch.Tensor) -> str:
         return "kept"
     if same_but_signed_zeros(out, subnormals_flushed(ref)):
         return "flushed"
-    raise AssertionError(f"neither the exact result nor it with subnormals as zero:\n{out}\n"
-                         f"exact:\n{ref}")
+    raise AssertionError(
+        f"neither the exact result nor it with subnormals as zero:\n{out}\nexact:\n{ref}"
+    )
 
 
 def x86_cpu_flags() -> set[str] | None:
@@ -74,8 +81,12 @@ def x86_cpu_flags() -> set[str] | None:
 #: reduced levels of ``torch.set_float32_matmul_precision`` (TF32 or bfloat16 where a fast
 #: algorithm is available), oneDNN's bfloat16 for CPU products, and TF32 for cuBLAS products.
 #: Many training scripts set one of them.
-REDUCED_PRECISION = ("precision=high", "precision=medium", "mkldnn.matmul=bf16",
-                     "cuda.matmul.allow_tf32")
+REDUCED_PRECISION = (
+    "precision=high",
+    "precision=medium",
+    "mkldnn.matmul=bf16",
+    "cuda.matmul.allow_tf32",
+)
 
 #: bfloat16 keeps 8 significant bits: rounding a normal float32 number to it (to nearest) errs
 #: by at most 2**-8 of the number; TF32 (10 fraction bits, rounded or truncated) by less.
@@ -131,10 +142,15 @@ def float32_matmul_setting(setting: str) -> Iterator[None]:
     backends = torch.backends
     legacy = legacy_precision()
     if legacy is None and setting != "mkldnn.matmul=bf16":
-        raise RuntimeError(f"{setting} needs the old precision setting, which PyTorch will not "
-                           "read here (see reduced_settings)")
-    per_backend = (backends.fp32_precision, backends.mkldnn.matmul.fp32_precision,
-                   backends.cuda.matmul.fp32_precision)
+        raise RuntimeError(
+            f"{setting} needs the old precision setting, which PyTorch will not "
+            "read here (see reduced_settings)"
+        )
+    per_backend = (
+        backends.fp32_precision,
+        backends.mkldnn.matmul.fp32_precision,
+        backends.cuda.matmul.fp32_precision,
+    )
     try:
         if setting.startswith("precision="):
             torch.set_float32_matmul_precision(setting.removeprefix("precision="))
@@ -146,12 +162,19 @@ def float32_matmul_setting(setting: str) -> Iterator[None]:
     finally:
         if legacy is not None:
             torch.set_float32_matmul_precision(legacy)
-        (backends.fp32_precision, backends.mkldnn.matmul.fp32_precision,
-         backends.cuda.matmul.fp32_precision) = per_backend
+        (
+            backends.fp32_precision,
+            backends.mkldnn.matmul.fp32_precision,
+            backends.cuda.matmul.fp32_precision,
+        ) = per_backend
 
 
-def exact_or_rounded(out: torch.Tensor, ref: torch.Tensor, spread: torch.Tensor | None = None,
-                     slack: float | torch.Tensor = 0.0) -> str:
+def exact_or_rounded(
+    out: torch.Tensor,
+    ref: torch.Tensor,
+    spread: torch.Tensor | None = None,
+    slack: float | torch.Tensor = 0.0,
+) -> str:
     """Which documented outcome a float32 product ``out`` is under a reduced float32 matmul
     precision, against the exact result ``ref`` (same shape): ``"exact"`` when it equals ``ref``
     (:func:`same_but_signed_zeros`); ``"rounded"`` when each entry is within the rounding of a
@@ -170,5 +193,6 @@ def exact_or_rounded(out: torch.Tensor, ref: torch.Tensor, spread: torch.Tensor 
     error = (out.double() - ref.double()).abs()
     if error.isfinite().all() and (error <= bound).all():
         return "rounded"
-    raise AssertionError(f"neither the exact result nor within bfloat16 rounding of it:\n{out}\n"
-                         f"exact:\n{ref}")
+    raise AssertionError(
+        f"neither the exact result nor within bfloat16 rounding of it:\n{out}\nexact:\n{ref}"
+    )

@@ -1,10 +1,10 @@
 """The tests' model of a page's Markdown, on top of the build's reader (markdown-it-py,
-``scripts/build/markdown_blocks.py``).
+``scripts/hooks/markdown_blocks.py``).
 
 A page (``docs/*.md``, and ``README.md``) is read into:
 
 * **fences** (:class:`Fence`, :func:`read_fences`), found by the build's reader (markdown-it-py,
-  ``scripts/build/markdown_blocks.py``): info string, code, the
+  ``scripts/hooks/markdown_blocks.py``): info string, code, the
   marker above it (an expected-output marker, a skip with its reason), the way pytest-codeblocks
   0.18 reads them. It executes only fences whose info string is exactly ``python`` (plus ``sh``
   and ``bash``, run in a shell) and silently skips ```` ```py ````, ```` ```python title="…" ````
@@ -32,9 +32,9 @@ from pathlib import Path
 import markdown
 
 from scripts import ROOT
-from scripts.build.markdown_blocks import tokens
 from scripts.commands.refresh_outputs import markdown_files, run_block  # noqa: F401 (re-exported)
 from scripts.commands.translations import TOC_EXTENSIONS
+from scripts.hooks.markdown_blocks import tokens
 
 #: Markdown files whose blocks are executed by ``pytest`` (see ``testpaths`` in pyproject.toml).
 PYTHON_LIKE = re.compile(r"^\{?\s*\.?(python3?|py3?|pycon|ipython3?)\b", re.IGNORECASE)
@@ -127,7 +127,7 @@ def read_fences(path: Path) -> list[Fence]:
 def fences_of(lines: list[str], path: Path = Path("<markdown>")) -> list[Fence]:
     """All fenced blocks of a Markdown text given as ``lines`` (without line ends), in order, as
     the build's reader finds them (markdown-it-py, containers flattened:
-    :func:`scripts.build.markdown_blocks.tokens`); ``path`` only names the text in errors and in
+    :func:`scripts.hooks.markdown_blocks.tokens`); ``path`` only names the text in errors and in
     each :class:`Fence`. Raises ``ValueError`` on an unclosed fence."""
     fences: list[Fence] = []
     for token in tokens("\n".join(lines) + "\n"):
@@ -135,13 +135,15 @@ def fences_of(lines: list[str], path: Path = Path("<markdown>")) -> list[Fence]:
             continue
         start, end = token.map
         opening = lines[start]
-        indent = opening[:len(opening) - len(opening.lstrip(" \t"))]
-        info = opening.strip()[len(token.markup):].strip(" \t")
+        indent = opening[: len(opening) - len(opening.lstrip(" \t"))]
+        info = opening.strip()[len(token.markup) :].strip(" \t")
         closing = lines[end - 1].strip() if end - 1 > start else ""
         if not (closing.startswith(token.markup) and not closing.strip(token.markup[0])):
             raise ValueError(f"{path}:{start + 1}: fence {token.markup}{info} is never closed")
-        body = [line[min(len(indent), len(line) - len(line.lstrip(" "))):]
-                for line in lines[start + 1:end - 1]]
+        body = [
+            line[min(len(indent), len(line) - len(line.lstrip(" "))) :]
+            for line in lines[start + 1 : end - 1]
+        ]
         before = next((line.strip() for line in reversed(lines[:start]) if line.strip()), "")
         fences.append(Fence(path, start + 1, token.markup, info, body, before, end, indent))
     return fences
@@ -179,8 +181,12 @@ def include_spec(spec: str) -> Include:
         return Include(spec, path)
     lines = re.fullmatch(r"(\d*):(\d*)", selector)
     if lines:
-        return Include(spec, path, start=int(lines[1]) if lines[1] else None,
-                       end=int(lines[2]) if lines[2] else None)
+        return Include(
+            spec,
+            path,
+            start=int(lines[1]) if lines[1] else None,
+            end=int(lines[2]) if lines[2] else None,
+        )
     return Include(spec, path, region=selector)
 
 
@@ -198,7 +204,7 @@ def included_text(include: Include, root: Path = ROOT) -> str:
         return text
     if include.region is None:
         lines = text.splitlines(keepends=True)
-        return "".join(lines[(include.start or 1) - 1:include.end or len(lines)])
+        return "".join(lines[(include.start or 1) - 1 : include.end or len(lines)])
     inside, body, found = False, [], False
     for line in text.splitlines():
         marker = REGION_MARKER.search(line)
@@ -258,8 +264,12 @@ def heading_ids(text: str) -> tuple[tuple[int, str, str], ...]:
 def claim_ids(lines: list[str]) -> list[tuple[str, int]]:
     """``(claim id, 1-based line)`` of each ``{ #claim-<id> }`` outside fenced blocks."""
     inside = fenced_lines(lines)
-    return [(m["id"], n) for n, line in enumerate(lines, start=1) if n not in inside
-            for m in CLAIM_ANCHOR.finditer(line)]
+    return [
+        (m["id"], n)
+        for n, line in enumerate(lines, start=1)
+        if n not in inside
+        for m in CLAIM_ANCHOR.finditer(line)
+    ]
 
 
 #: An article's exercises: the section, each exercise's heading, its solution, another box.

@@ -40,8 +40,11 @@ from scripts.commands.translations import rendered_page
 
 #: The pages measured: every English Markdown page of the site (a Chinese page, ``*.zh.md``, has
 #: rules of its own: ``tests/test_zh_prose.py``).
-PAGES = sorted(p.relative_to(ROOT / "docs").as_posix() for p in (ROOT / "docs").glob("*.md")
-               if not p.name.endswith(".zh.md"))
+PAGES = sorted(
+    p.relative_to(ROOT / "docs").as_posix()
+    for p in (ROOT / "docs").glob("*.md")
+    if not p.name.endswith(".zh.md")
+)
 #: What an inline code span counts as: one word.
 CODE_WORD = "code"
 #: Elements whose paragraphs are not prose: tables, definition lists, footnote definitions.
@@ -141,8 +144,10 @@ def measure(prose: Prose) -> dict[str, float]:
 
 def main() -> None:
     """Print the measurements of every page, then the site's totals."""
-    header = (f"{'page':<26} {'answer':>6} {'sent.':>5} {'mean':>5} {'p90':>5} "
-              f"{'>40':>4} {'%>40':>5} {'>50':>4} {'Flesch':>6}")
+    header = (
+        f"{'page':<26} {'answer':>6} {'sent.':>5} {'mean':>5} {'p90':>5} "
+        f"{'>40':>4} {'%>40':>5} {'>50':>4} {'Flesch':>6}"
+    )
     print(header)
     total, over_40, over_50 = 0, 0, 0
     for page in PAGES:
@@ -151,11 +156,15 @@ def main() -> None:
         over_40 += m["over_40"]
         over_50 += m["over_50"]
         share = 100 * m["over_40"] / m["sentences"] if m["sentences"] else 0.0
-        print(f"{page:<26} {m['answer_words']:>6} {m['sentences']:>5} {m['mean']:>5.1f} "
-              f"{m['p90']:>5.1f} {m['over_40']:>4} {share:>5.1f} {m['over_50']:>4} "
-              f"{m['flesch']:>6.1f}")
-    print(f"{'site':<26} {'':>6} {total:>5} {'':>5} {'':>5} {over_40:>4} "
-          f"{100 * over_40 / total:>5.1f} {over_50:>4}")
+        print(
+            f"{page:<26} {m['answer_words']:>6} {m['sentences']:>5} {m['mean']:>5.1f} "
+            f"{m['p90']:>5.1f} {m['over_40']:>4} {share:>5.1f} {m['over_50']:>4} "
+            f"{m['flesch']:>6.1f}"
+        )
+    print(
+        f"{'site':<26} {'':>6} {total:>5} {'':>5} {'':>5} {over_40:>4} "
+        f"{100 * over_40 / total:>5.1f} {over_50:>4}"
+    )
 
 
 if __name__ == "__main__":

@@ -40,8 +40,12 @@ def id_lists(draw, num_embeddings: int, size: int) -> list[int]:
 
 
 @st.composite
-def id_tensors(draw, num_embeddings: int, shape: tuple[int, ...] | None = None,
-               dtype: torch.dtype | None = None) -> torch.Tensor:
+def id_tensors(
+    draw,
+    num_embeddings: int,
+    shape: tuple[int, ...] | None = None,
+    dtype: torch.dtype | None = None,
+) -> torch.Tensor:
     """Ids of ``shape`` (drawn when ``None``) and ``dtype`` (int64 or int32 when ``None``)."""
     shape = draw(shapes()) if shape is None else shape
     dtype = draw(index_dtypes) if dtype is None else dtype
@@ -63,8 +67,13 @@ def finite_floats(dtype: torch.dtype) -> st.SearchStrategy[float]:
 
 
 @st.composite
-def tables(draw, num_embeddings: int, embedding_dim: int,
-           dtype: torch.dtype = torch.float32, special: bool = True) -> torch.Tensor:
+def tables(
+    draw,
+    num_embeddings: int,
+    embedding_dim: int,
+    dtype: torch.dtype = torch.float32,
+    special: bool = True,
+) -> torch.Tensor:
     """A finite ``[num_embeddings, embedding_dim]`` table of ``dtype``.
 
     Standard normal draws from a drawn seed; with ``special``, up to three entries are then
@@ -100,8 +109,7 @@ def corner_values(dtype: torch.dtype, finite: bool = True) -> st.SearchStrategy[
     representable in ``dtype``."""
     info = torch.finfo(dtype)
     tiny, smallest = info.tiny, info.tiny * info.eps  # 2**-126 and 2**-133 for bfloat16
-    values = [0.0, -0.0, tiny / 4, -tiny / 4, smallest, -smallest, tiny, -tiny, info.max,
-              -info.max]
+    values = [0.0, -0.0, tiny / 4, -tiny / 4, smallest, -smallest, tiny, -tiny, info.max, -info.max]
     if not finite:
         values += [math.inf, -math.inf, math.nan]
     return st.sampled_from(values)
@@ -120,8 +128,9 @@ def any_floats(dtype: torch.dtype, finite: bool = True) -> st.SearchStrategy[flo
 
 
 @st.composite
-def wide_lookups(draw, dtypes: st.SearchStrategy[torch.dtype] = float_table_dtypes,
-                 finite: bool = True) -> tuple[torch.Tensor, torch.Tensor]:
+def wide_lookups(
+    draw, dtypes: st.SearchStrategy[torch.dtype] = float_table_dtypes, finite: bool = True
+) -> tuple[torch.Tensor, torch.Tensor]:
     """``(W, idx)``: int64 ids and a ``[V, D]`` table of a drawn dtype. Half the cases are
     small (``V`` up to 12, ``D`` up to 5, ids of any shape as :func:`id_tensors` draws them);
     the other half are large (``V`` from 65 to 300, ``D`` from 17 to 70, 4 to 64 ids in one or
@@ -142,12 +151,15 @@ def wide_lookups(draw, dtypes: st.SearchStrategy[torch.dtype] = float_table_dtyp
         replaced = draw(st.integers(1, 4))
     table = randn((V, D), draw(seeds), dtype)
     rows = sorted(set(idx.reshape(-1).tolist())) or list(range(V))
-    values = st.one_of(corner_values(dtype, finite), corner_values(dtype, finite),
-                       any_floats(dtype, finite))
+    values = st.one_of(
+        corner_values(dtype, finite), corner_values(dtype, finite), any_floats(dtype, finite)
+    )
     for _ in range(replaced):
         row, col = draw(st.sampled_from(rows)), draw(st.integers(0, D - 1))
         table[row, col] = draw(values)
     return table, idx
+
+
 #: Every floating dtype an embedding table can have on the CPU, float16 included.
 ALL_TABLE_DTYPES = (*TABLE_DTYPES, torch.float16)
 
@@ -159,8 +171,9 @@ table_rows = st.one_of(st.integers(1, 12), st.integers(1001, 1300))
 ALL_TABLE_DTYPES = (torch.float32, torch.float64, torch.bfloat16, torch.float16)
 
 
-def dtype_floats(dtype: torch.dtype, infinities: bool = False,
-                 nan: bool = False) -> st.SearchStrategy[float]:
+def dtype_floats(
+    dtype: torch.dtype, infinities: bool = False, nan: bool = False
+) -> st.SearchStrategy[float]:
     """Numbers representable in ``dtype`` (any of :data:`ALL_TABLE_DTYPES`): subnormals, signed
     zeros and values near the dtype's max included; ``±inf`` with ``infinities``, NaN with
     ``nan``."""
@@ -173,8 +186,14 @@ def dtype_floats(dtype: torch.dtype, infinities: bool = False,
 
 
 @st.composite
-def special_tables(draw, num_embeddings: int, embedding_dim: int, dtype: torch.dtype,
-                   infinities: bool = False, nan: bool = False) -> torch.Tensor:
+def special_tables(
+    draw,
+    num_embeddings: int,
+    embedding_dim: int,
+    dtype: torch.dtype,
+    infinities: bool = False,
+    nan: bool = False,
+) -> torch.Tensor:
     """A ``[num_embeddings, embedding_dim]`` table of ``dtype`` (float16 included): standard
     normal draws, then up to three entries replaced by :func:`dtype_floats` values (subnormals,
     ``-0.0``, values near the max; ``±inf`` with ``infinities``, NaN with ``nan``)."""

@@ -97,8 +97,10 @@ def documented_tables() -> dict[str, list[list[str]]]:
 
 def page_anchors(page: str) -> frozenset[str]:
     """Heading ids of ``docs/<page>`` as MkDocs' toc extension generates them."""
-    return frozenset(id_ for _level, id_, _title in
-                     heading_ids((ROOT / "docs" / page).read_text(encoding="utf-8")))
+    return frozenset(
+        id_
+        for _level, id_, _title in heading_ids((ROOT / "docs" / page).read_text(encoding="utf-8"))
+    )
 
 
 def default_text(cell: str) -> str:
@@ -177,8 +179,9 @@ def test_per_sample_weights_must_have_the_table_dtype():
     ids, offsets, table = torch.tensor([1, 2]), torch.tensor([0]), torch.randn(4, 3)
     F.embedding_bag(ids, table, offsets, mode="sum", per_sample_weights=torch.ones(2))
     with pytest.raises(RuntimeError, match="same type"):
-        F.embedding_bag(ids, table, offsets, mode="sum",
-                        per_sample_weights=torch.ones(2, dtype=torch.float64))
+        F.embedding_bag(
+            ids, table, offsets, mode="sum", per_sample_weights=torch.ones(2, dtype=torch.float64)
+        )
 
 
 def test_limit_alphabet_counts_the_initial_alphabet_too():
@@ -226,8 +229,9 @@ def test_quantized_from_float_warns_with_a_user_warning():
     import subprocess
     import sys
 
-    run = subprocess.run([sys.executable, "-c", FROM_FLOAT], capture_output=True, text=True,
-                         check=True, timeout=120)
+    run = subprocess.run(
+        [sys.executable, "-c", FROM_FLOAT], capture_output=True, text=True, check=True, timeout=120
+    )
     categories = run.stdout.split()
     assert categories and set(categories) == {"UserWarning"}, run.stdout + run.stderr
 

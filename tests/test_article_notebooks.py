@@ -1,4 +1,4 @@
-"""Every article downloads as a notebook that runs (scripts/build/article_notebooks.py).
+"""Every article downloads as a notebook that runs (scripts/hooks/article_notebooks.py).
 
 One audit per article (``python -m pytest -m audit``) executes its notebook the way nbmake
 executes a notebook (a Jupyter kernel through nbclient, a failing cell fails the test), in a
@@ -26,7 +26,7 @@ import nbformat
 import pytest
 import yaml
 
-from scripts.build.article_notebooks import (
+from scripts.hooks.article_notebooks import (
     CUDA_NOTE,
     ROOT,
     SKIP_TAG,
@@ -45,8 +45,13 @@ def run_notebook(notebook, folder: Path) -> None:
     kernel with ``folder`` as its working directory; the kernel is shut down afterwards, whatever
     happened. Raises ``nbclient.exceptions.CellExecutionError`` at a failing cell,
     ``nbclient.exceptions.DeadKernelError`` when the kernel dies."""
-    nbclient.NotebookClient(notebook, kernel_name="python3", timeout=110, allow_errors=False,
-                            resources={"metadata": {"path": str(folder)}}).execute()
+    nbclient.NotebookClient(
+        notebook,
+        kernel_name="python3",
+        timeout=110,
+        allow_errors=False,
+        resources={"metadata": {"path": str(folder)}},
+    ).execute()
 
 
 #: Three notebooks run one after another in one process, the middle one failing.
@@ -72,14 +77,31 @@ def test_one_failing_notebook_fails_one_test(tmp_path):
     for every later notebook of that worker)."""
     (tmp_path / "test_three.py").write_text(textwrap.dedent(ONE_FAILS))
     proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:xdist", "-p", "no:cacheprovider", "-o",
-         "addopts=", "-rA", "-q", str(tmp_path / "test_three.py")],
-        cwd=tmp_path, capture_output=True, text=True, timeout=110,
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:xdist",
+            "-p",
+            "no:cacheprovider",
+            "-o",
+            "addopts=",
+            "-rA",
+            "-q",
+            str(tmp_path / "test_three.py"),
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=110,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
-    outcomes = sorted(line.split()[0] + " " + line.split("[")[1].split("]")[0]
-                      for line in proc.stdout.splitlines()
-                      if line.startswith(("PASSED ", "FAILED ")) and "[" in line)
+    outcomes = sorted(
+        line.split()[0] + " " + line.split("[")[1].split("]")[0]
+        for line in proc.stdout.splitlines()
+        if line.startswith(("PASSED ", "FAILED ")) and "[" in line
+    )
     assert outcomes == ["FAILED broken", "PASSED after", "PASSED before"], proc.stdout[-3000:]
 
 
@@ -154,12 +176,21 @@ def test_conversion_rules(tmp_path):
     shown = [source for kind, source in cells if kind == "markdown" and "```python" in source]
     # The tab's nested admonition's block, the page's block, then the file whole, once, after
     # its last include: each region is shown, not run; the skipped block is not run either.
-    assert code[:2] == ["nested = 1", "LIMIT = 0  # a page block that rebinds the file's name"
-                        "\nprint(1)"] and len(code) == 3, code
+    assert (
+        code[:2]
+        == ["nested = 1", "LIMIT = 0  # a page block that rebinds the file's name\nprint(1)"]
+        and len(code) == 3
+    ), code
     assert code[2].startswith('__file__ = "snippets/demo/count.py"  # ')
     file_cell = code[2].split("\n", 1)[1]
-    assert file_cell == (root / "snippets/demo/count.py").read_text().replace(
-        "    # --8<-- [start:count]\n", "").replace("    # --8<-- [end:count]\n", "").rstrip()
+    assert (
+        file_cell
+        == (root / "snippets/demo/count.py")
+        .read_text()
+        .replace("    # --8<-- [start:count]\n", "")
+        .replace("    # --8<-- [end:count]\n", "")
+        .rstrip()
+    )
     assert cells.index(("code", code[2])) > cells.index(("markdown", shown[1]))
     assert [s.count("n = len(words())") for s in shown] == [1, 0, 1] and "--8<--" not in text
     assert "*Not run in this notebook: needs a CUDA GPU.*" in shown[1] and 'device="cuda"' in text
@@ -176,7 +207,7 @@ def test_conversion_rules(tmp_path):
     assert "description:" not in text and "<!--" not in text
     assert article.data == {"snippets/data/words.txt": b"a b c\n"}
     # The zip unpacks to a folder where the notebook finds its data.
-    (name, content), = downloads(article).items()
+    ((name, content),) = downloads(article).items()
     archive = zipfile.ZipFile(io.BytesIO(content))
     assert name == "page.zip"
     assert sorted(archive.namelist()) == ["page/page.ipynb", "page/snippets/data/words.txt"]
@@ -198,7 +229,8 @@ def test_a_block_marked_cuda_is_a_cell_a_cpu_kernel_leaves_out(tmp_path):
     gpu = 'import torch\nx = torch.ones(2, device="cuda")\nassert x.sum().item() == 2.0'
     (root / "docs" / "page.md").write_text(
         f"# Page\n\n```python\nprint(1)\n```\n\nOn a GPU:\n\n<!--pytest.mark.cuda-->\n"
-        f"```python\n{gpu}\n```\n\nAfter it.\n\n```python\nprint(2)\n```\n")
+        f"```python\n{gpu}\n```\n\nAfter it.\n\n```python\nprint(2)\n```\n"
+    )
     article = article_notebook("page.md", SITE_URL, root)
     cells = article.notebook.cells
     at = next(k for k, c in enumerate(cells) if c.source == gpu)
@@ -263,8 +295,11 @@ def test_the_conversion_is_remembered_under_every_file_it_reads(tmp_path):
     page = root / "docs" / "page.md"
     page.write_text(page.read_text() + '\n```text\n--8<-- "notes.txt"\n```\n')
     digests = [article_key(root, "page.md", SITE_URL)]
-    for path, text in [(root / "notes.txt", "two\n"), (page, page.read_text() + "More.\n"),
-                       (root / "snippets" / "data" / "words.txt", "a b\n")]:
+    for path, text in [
+        (root / "notes.txt", "two\n"),
+        (page, page.read_text() + "More.\n"),
+        (root / "snippets" / "data" / "words.txt", "a b\n"),
+    ]:
         path.write_text(text)
         digests.append(article_key(root, "page.md", SITE_URL))
     assert len(set(digests)) == len(digests), "an edit left the digest unchanged"
@@ -277,15 +312,20 @@ def test_the_stage_converts_articles_one_at_a_time_in_its_own_thread(tmp_path, m
     converts the articles in the thread that runs it, one after another."""
     import threading
 
-    from scripts.build import article_notebooks, execute
+    from scripts.hooks import article_notebooks, execute
 
     (tmp_path / "docs").mkdir()
     (tmp_path / "snippets").mkdir()
     for name in ("a.md", "b.md"):
         (tmp_path / "docs" / name).write_text(f"# {name}\n\nText.\n", encoding="utf-8")
     seen = []
-    monkeypatch.setattr(article_notebooks, "converted", lambda page, site_url, root: (
-        seen.append((page, threading.current_thread() is threading.main_thread()))
-        or {f"{page[:-3]}/{page[:-3]}.zip": b"zip"}))
+    monkeypatch.setattr(
+        article_notebooks,
+        "converted",
+        lambda page, site_url, root: (
+            seen.append((page, threading.current_thread() is threading.main_thread()))
+            or {f"{page[:-3]}/{page[:-3]}.zip": b"zip"}
+        ),
+    )
     execute.run(tmp_path, articles=("a.md", "b.md"), cache=tmp_path / ".cache")
     assert seen == [("a.md", True), ("b.md", True)]

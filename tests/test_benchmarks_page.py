@@ -24,8 +24,11 @@ PAGE = ROOT / "docs" / "benchmarks.md"
 
 def data_blocks(loader: str = "load_results") -> list[str]:
     """The page's executed blocks that read the recorded data through ``loader``."""
-    return ["\n".join(f.body) for f in read_fences(PAGE)
-            if f.executed_by_codeblocks and f"{loader}()" in "\n".join(f.body)]
+    return [
+        "\n".join(f.body)
+        for f in read_fences(PAGE)
+        if f.executed_by_codeblocks and f"{loader}()" in "\n".join(f.body)
+    ]
 
 
 def failing_blocks(monkeypatch, loader: str, sets: list[dict]) -> list[int]:
@@ -111,8 +114,11 @@ def test_weight_indexing_slower_on_the_gpu_fails(monkeypatch):
 def test_a_compiled_product_as_fast_as_the_lookup_fails(device, monkeypatch):
     sets = results.load_model_results()
     data = by_device(sets, device)
-    lookup = {(r["part"], r["model"], r["dtype"], r["N"]): r["median_s"] for r in data["rows"]
-              if r["method"] == "embedding" and r["pass"] == "forward"}
+    lookup = {
+        (r["part"], r["model"], r["dtype"], r["N"]): r["median_s"]
+        for r in data["rows"]
+        if r["method"] == "embedding" and r["pass"] == "forward"
+    }
     for row in data["rows"]:
         if row["method"] == "onehot_compiled":
             row["median_s"] = lookup[row["part"], row["model"], row["dtype"], row["N"]]
@@ -126,28 +132,38 @@ def test_the_h200_model_scale_rows_are_the_numbers_of_their_records():
     data = by_device(results.load_model_results(), "cuda")
     assert data["command"] is None and data["measured_by"].startswith("not this program")
     rec = data["records"]
-    t = {(r["part"], r["V"], r["dtype"], r["N"], r["pass"], r["method"]): r["median_s"]
-         for r in data["rows"]}
+    t = {
+        (r["part"], r["V"], r["dtype"], r["N"], r["pass"], r["method"]): r["median_s"]
+        for r in data["rows"]
+    }
     expected = {}
     for r in rec["model_scale"]:
         dt = r["dtype"].removeprefix("torch.")
-        for pass_, key, lookup, onehot in [("forward", "fwd", "embedding", "onehot_prebuilt"),
-                                           ("forward+backward", "fwdbwd", "embedding",
-                                            "onehot_prebuilt")]:
+        for pass_, key, lookup, onehot in [
+            ("forward", "fwd", "embedding", "onehot_prebuilt"),
+            ("forward+backward", "fwdbwd", "embedding", "onehot_prebuilt"),
+        ]:
             expected["scale", r["V"], dt, r["N"], pass_, lookup] = r[f"{key}_lookup_s"]
             expected["scale", r["V"], dt, r["N"], pass_, onehot] = r[f"{key}_onehot_s"]
     c = rec["compile"]
-    for method, key in [("embedding", "lookup_s"), ("onehot_inside", "eager_onehot_s"),
-                        ("onehot_compiled", "compiled_onehot_s")]:
+    for method, key in [
+        ("embedding", "lookup_s"),
+        ("onehot_inside", "eager_onehot_s"),
+        ("onehot_compiled", "compiled_onehot_s"),
+    ]:
         expected["compile", c["V"], "float32", c["N"], "forward", method] = c[key]
     for s in rec["sparse_step"]:
         method = "embedding_sparse" if s["sparse"] else "embedding"
-        expected["sparse_step", 128_256, "float32", 8_192, "forward+backward", method] = (
-            s["median_s"])
+        expected["sparse_step", 128_256, "float32", 8_192, "forward+backward", method] = s[
+            "median_s"
+        ]
     for name, b in rec["llama_scale_lookup_vs_onehot"].items():
         dt = name.removeprefix("torch.")
-        for method, key in [("embedding", "lookup_s"), ("copy", "copy_same_bytes_s"),
-                            ("onehot_prebuilt", "onehot_matmul_s")]:
+        for method, key in [
+            ("embedding", "lookup_s"),
+            ("copy", "copy_same_bytes_s"),
+            ("onehot_prebuilt", "onehot_matmul_s"),
+        ]:
             expected["bandwidth", b["V"], dt, b["N"], "forward", method] = b[key]
     assert t == expected
 
@@ -157,9 +173,10 @@ def test_the_quick_model_sweep_checks_and_keeps_nothing(tmp_path):
     (data,) = results.load_model_results(tmp_path, allow_quick=True)
     assert out == tmp_path / "m.json" and data["skipped"] == []
     methods = {(r["pass"], r["method"]) for r in data["rows"]}
-    assert methods == {("forward", m) for m in ("embedding", "onehot_prebuilt", "onehot_inside",
-                                                 "onehot_compiled", "copy")} | {
-        ("forward+backward", m) for m in ("embedding", "embedding_sparse", "onehot_prebuilt")}
+    assert methods == {
+        ("forward", m)
+        for m in ("embedding", "onehot_prebuilt", "onehot_inside", "onehot_compiled", "copy")
+    } | {("forward+backward", m) for m in ("embedding", "embedding_sparse", "onehot_prebuilt")}
     assert {r["dtype"] for r in data["rows"]} == {"float32", "bfloat16"}
 
 

@@ -96,7 +96,7 @@ IMAGES_JS = """async () => {
 
 #: Each shown figure image at the current viewport: its URL, its width on screen (CSS px) and
 #: whether a link around it opens the SVG itself, full size.
-#: Figure links (scripts/build/page_html.py) still displayed around an image the palette
+#: Figure links (scripts/hooks/page_html.py) still displayed around an image the palette
 #: hides: each would be an invisible stop for the keyboard.
 STRAY_FIGURE_LINKS_JS = """() => [...document.querySelectorAll('a.figure-full')]
   .filter(a => getComputedStyle(a).display !== 'none'
@@ -175,7 +175,8 @@ class Reader:
         self.origin = base_url.rstrip("/")
         self.problems: list[str] = []
         self.context = browser.new_context(
-            color_scheme="light", viewport={"width": 1280, "height": 900},
+            color_scheme="light",
+            viewport={"width": 1280, "height": 900},
             service_workers="block",
         )
         self.context.set_default_timeout(TIMEOUT_MS)
@@ -261,16 +262,18 @@ def check_phone_and_print(visit: Visit) -> None:
     size = tab.viewport_size
     try:
         tab.set_viewport_size({"width": 360, "height": 740})
-        visit.problems += [f"wider than a phone's column: {w}"
-                           for w in tab.evaluate(OVERFLOWING_MATH_JS)]
+        visit.problems += [
+            f"wider than a phone's column: {w}" for w in tab.evaluate(OVERFLOWING_MATH_JS)
+        ]
         for figure in tab.evaluate(FIGURE_WIDTHS_JS):
             px = smallest_text_px(svg_bytes(figure["url"]), figure["width"])
             if px < MIN_TEXT_PX:
                 visit.problems.append(f"figure text {px:.1f} px at 360 px: {figure['src']}")
             if not figure["link"]:
                 visit.problems.append(f"figure does not open full size: {figure['src']}")
-        unfocusable = tab.locator("div.arithmatex:not([tabindex='0']), "
-                                  "div.arithmatex:not([aria-label])").count()
+        unfocusable = tab.locator(
+            "div.arithmatex:not([tabindex='0']), div.arithmatex:not([aria-label])"
+        ).count()
         if unfocusable:
             visit.problems.append(f"{unfocusable} formula box(es) without tabindex or label")
         tab.set_viewport_size({"width": PRINT_WIDTH, "height": 1000})
@@ -293,12 +296,18 @@ def element_classes(element_html: str) -> list[str]:
 #: around them (``link-in-text-block``, which compares colours), once per palette. The code
 #: blocks' token colours are checked once per palette by test_code_colours_have_contrast.
 AXE_RUNS = {
-    "structure": ({}, {"rules": {"color-contrast": {"enabled": False},
-                                 "link-in-text-block": {"enabled": False}}}),
-    "colours": ({}, {"runOnly": {"type": "rule",
-                                 "values": ["color-contrast", "link-in-text-block"]}}),
-    "code contrast": ({"include": [["article pre"]]},
-                      {"runOnly": {"type": "rule", "values": ["color-contrast"]}}),
+    "structure": (
+        {},
+        {"rules": {"color-contrast": {"enabled": False}, "link-in-text-block": {"enabled": False}}},
+    ),
+    "colours": (
+        {},
+        {"runOnly": {"type": "rule", "values": ["color-contrast", "link-in-text-block"]}},
+    ),
+    "code contrast": (
+        {"include": [["article pre"]]},
+        {"runOnly": {"type": "rule", "values": ["color-contrast"]}},
+    ),
 }
 
 #: Replaces each Pygments token of the page's code blocks (a ``<span>`` in ``pre > code`` whose
@@ -337,16 +346,21 @@ def axe_violations(tab, run: str) -> list[str]:
         tab.evaluate(axe_script())  # once per page: the script is over half a megabyte
     context, options = AXE_RUNS[run]
     found = []
-    result = tab.evaluate("([context, options]) => axe.run(context || document, options)",
-                          [context or None, {"resultTypes": ["violations"], **options}])
+    result = tab.evaluate(
+        "([context, options]) => axe.run(context || document, options)",
+        [context or None, {"resultTypes": ["violations"], **options}],
+    )
     for violation in result["violations"]:
-        nodes = [n for n in violation["nodes"]
-                 if not any((violation["id"], c) in THEME_VIOLATIONS
-                            for c in element_classes(n["html"]))]
+        nodes = [
+            n
+            for n in violation["nodes"]
+            if not any((violation["id"], c) in THEME_VIOLATIONS for c in element_classes(n["html"]))
+        ]
         if nodes:
             targets = ", ".join(str(n["target"]) for n in nodes[:3])
-            found.append(f"{violation['id']} ({violation['impact']}), {len(nodes)} element(s): "
-                         f"{targets}")
+            found.append(
+                f"{violation['id']} ({violation['impact']}), {len(nodes)} element(s): {targets}"
+            )
     return found
 
 
@@ -543,10 +557,14 @@ def test_search_finds_every_page_by_its_title(reader, base_url):
             search_for(tab, title)
             tab.wait_for_function(
                 "path => [...document.querySelectorAll('.md-search-result__link')]"
-                ".some(a => new URL(a.href).pathname === path)", arg=expected, timeout=5_000)
+                ".some(a => new URL(a.href).pathname === path)",
+                arg=expected,
+                timeout=5_000,
+            )
         except PlaywrightTimeout:
-            listed = tab.eval_on_selector_all(".md-search-result__link",
-                                              "as => as.map(a => new URL(a.href).pathname)")
+            listed = tab.eval_on_selector_all(
+                ".md-search-result__link", "as => as.map(a => new URL(a.href).pathname)"
+            )
             missed.append(f"{page}: searching for {title!r} listed {listed}, not {expected}")
     assert not visit.problems, "\n".join(visit.problems)
     assert not missed, "\n".join(missed)
@@ -633,9 +651,15 @@ SPAN_CLASS = re.compile(r'<span class="([^"]+)"')
 def code_token_classes(site: Path) -> list[str]:
     """Every Pygments token class (``k``, ``mi``, ``s2``, …) that a code block of the built
     site uses, sorted. (Read with two regular expressions: parsing every page whole took 2 s.)"""
-    return sorted({c for page in PAGES
-                   for block in PRE_BLOCK.findall(html_of(site, page).read_text(encoding="utf-8"))
-                   for classes in SPAN_CLASS.findall(block) for c in classes.split()})
+    return sorted(
+        {
+            c
+            for page in PAGES
+            for block in PRE_BLOCK.findall(html_of(site, page).read_text(encoding="utf-8"))
+            for classes in SPAN_CLASS.findall(block)
+            for c in classes.split()
+        }
+    )
 
 
 @pytest.mark.parametrize("palette", ["light", "dark"])
@@ -645,14 +669,16 @@ def test_code_colours_have_contrast(browser, base_url, site, palette):
     code block uses, in one code block added to the glossary page, under the site's styles."""
     classes = code_token_classes(site)
     assert len(classes) > 15, classes
-    context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme=palette,
-                                  service_workers="block")
+    context = browser.new_context(
+        viewport={"width": 1280, "height": 900}, color_scheme=palette, service_workers="block"
+    )
     try:
         tab = context.new_page()  # the palette follows prefers-color-scheme (mkdocs.yml)
         tab.goto(base_url + page_url_path("glossary.md"), wait_until="load")
         scheme = "default" if palette == "light" else "slate"
         tab.wait_for_selector(f'body[data-md-color-scheme="{scheme}"]')
-        tab.evaluate("""classes => {
+        tab.evaluate(
+            """classes => {
           const code = document.createElement('code');
           for (const name of classes) {
             const token = document.createElement('span');
@@ -665,7 +691,9 @@ def test_code_colours_have_contrast(browser, base_url, site, palette):
           block.append(document.createElement('pre'));
           block.firstChild.append(code);
           document.querySelector('article').append(block);
-        }""", classes)
+        }""",
+            classes,
+        )
         problems = axe_violations(tab, "code contrast")
         assert not problems, "\n".join(problems)
     finally:
@@ -681,8 +709,7 @@ PHONE = {"width": 360, "height": 780}
 ANSWERED = ["index.md", *nav_pages("Articles")]
 
 
-ANSWERED_ZH = [f"zh/{p}" for p in ANSWERED
-               if (ROOT / "docs" / p).with_suffix(".zh.md").is_file()]
+ANSWERED_ZH = [f"zh/{p}" for p in ANSWERED if (ROOT / "docs" / p).with_suffix(".zh.md").is_file()]
 
 
 @pytest.mark.parametrize("page", [*ANSWERED, *ANSWERED_ZH])
@@ -700,7 +727,8 @@ def test_the_short_answer_ends_on_a_phones_first_screen(browser, base_url, page)
         bottom = answer.evaluate("p => p.getBoundingClientRect().bottom + window.scrollY")
         assert bottom <= PHONE["height"], (
             f"{page}: the answer ends at {bottom:.0f} px, below the first {PHONE['height']} px "
-            f"of a 360 px phone: {text[:120]!r}")
+            f"of a 360 px phone: {text[:120]!r}"
+        )
     finally:
         context.close()
 
@@ -748,8 +776,11 @@ def test_chinese_search_finds_chinese_pages_only(reader, base_url, site, query):
     """On a Chinese page, searching a Chinese term lists the Chinese pages whose text holds it
     (the Chinese index, segmented by jieba with the site's terms kept whole), and nothing else:
     no English page, no English page standing in at /zh/."""
-    holding = sorted(p.name.removesuffix(".zh.md") for p in (ROOT / "docs").glob("*.zh.md")
-                     if query in p.read_text(encoding="utf-8"))
+    holding = sorted(
+        p.name.removesuffix(".zh.md")
+        for p in (ROOT / "docs").glob("*.zh.md")
+        if query in p.read_text(encoding="utf-8")
+    )
     if not holding:
         pytest.skip(f"no Chinese page uses {query} yet")
     expected = {urlparse(f"{base_url}zh/" + page_url_path(f"{name}.md")).path for name in holding}
@@ -762,8 +793,11 @@ def test_chinese_search_finds_chinese_pages_only(reader, base_url, site, query):
     box.fill(query)
     box.press("End")  # Material searches on a key event, which fill() alone does not send
     tab.wait_for_selector(".md-search-result__item")
-    listed = set(tab.eval_on_selector_all(".md-search-result__link",
-                                          "as => as.map(a => new URL(a.href).pathname)"))
+    listed = set(
+        tab.eval_on_selector_all(
+            ".md-search-result__link", "as => as.map(a => new URL(a.href).pathname)"
+        )
+    )
     assert not visit.problems, "\n".join(visit.problems)
     assert listed and all(path.startswith("/zh/") for path in listed), listed
     assert expected & listed, f"searching {query!r} listed {sorted(listed)}, none of {expected}"

@@ -11,8 +11,10 @@ from scripts.commands.budget_timing import serve_medians, summary, timed
 
 
 def test_serve_medians_reads_the_summary_line_of_serve_timing():
-    output = ("run 1: first page 8.57 s, page edit 6.86 s, figure edit 8.48 s\n"
-              "median: first page 8.57 s, page edit 4.26 s, figure edit 8.48 s\n")
+    output = (
+        "run 1: first page 8.57 s, page edit 6.86 s, figure edit 8.48 s\n"
+        "median: first page 8.57 s, page edit 4.26 s, figure edit 8.48 s\n"
+    )
     assert serve_medians(output) == (8.57, 4.26)
 
 
@@ -28,9 +30,11 @@ def test_a_module_runs_from_its_own_tree(tmp_path):
     (tmp_path / "scripts").mkdir()
     (tmp_path / "scripts" / "__init__.py").write_text("")
     (tmp_path / "scripts" / "where.py").write_text(
-        "import os, sys\nprint(os.getcwd(), __file__)\nsys.exit(3)\n")
-    seconds, status, output = timed([sys.executable, "-m", "scripts.where"], tmp_path,
-                                    clear=(".cache",))
+        "import os, sys\nprint(os.getcwd(), __file__)\nsys.exit(3)\n"
+    )
+    seconds, status, output = timed(
+        [sys.executable, "-m", "scripts.where"], tmp_path, clear=(".cache",)
+    )
     assert not (tmp_path / ".cache").exists()
     assert output.split() == [str(tmp_path), str(tmp_path / "scripts" / "where.py")]
     assert status == 3 and seconds > 0
@@ -45,6 +49,7 @@ def test_the_serve_edit_is_timed_with_dirty_as_its_budget_is_set(monkeypatch, tm
     """The edit budget holds for ``mkdocs serve --dirty --no-strict``: the serve timing gets
     ``--dirty`` (which adds ``--no-strict``), in the tree being timed."""
     from scripts.commands import budget_timing
+
     (tmp_path / "scripts").mkdir()
     (tmp_path / "scripts" / "__main__.py").write_text("")
     seen = []
@@ -55,7 +60,9 @@ def test_the_serve_edit_is_timed_with_dirty_as_its_budget_is_set(monkeypatch, tm
 
     monkeypatch.setattr(budget_timing, "timed", fake_timed)
     assert budget_timing.measure("serve", tmp_path) == {
-        "serve first page": (2.0, 0), "serve page edit": (0.5, 0)}
+        "serve first page": (2.0, 0),
+        "serve page edit": (0.5, 0),
+    }
     [(command, tree)] = seen
     assert command[1:4] == ["-m", "scripts", "serve-timing"] and "--dirty" in command
     assert tree == tmp_path

@@ -38,8 +38,7 @@ from tests.strategies import (
 
 dims = st.integers(1, 5)
 modes = st.sampled_from(["sum", "mean", "max"])
-REDUCE = {"sum": lambda r: r.sum(0), "mean": lambda r: r.mean(0),
-          "max": lambda r: r.max(0).values}
+REDUCE = {"sum": lambda r: r.sum(0), "mean": lambda r: r.mean(0), "max": lambda r: r.max(0).values}
 
 
 @st.composite
@@ -49,15 +48,16 @@ def bags(draw, V: int, min_bags: int = 1) -> tuple[list[list[int]], bool]:
     if draw(st.booleans()):
         B, L = draw(st.integers(1, 4)), draw(st.integers(1, 5))
         flat = draw(id_lists(V, B * L))
-        return [flat[b * L:(b + 1) * L] for b in range(B)], True
+        return [flat[b * L : (b + 1) * L] for b in range(B)], True
     lengths = draw(st.lists(st.integers(0, 5), min_size=min_bags, max_size=5))
     flat = draw(id_lists(V, sum(lengths)))
     starts = np.cumsum([0, *lengths]).tolist()
     return [flat[s:e] for s, e in zip(starts, starts[1:], strict=False)], False
 
 
-def as_input(groups: list[list[int]], as_2d: bool, dtype: torch.dtype,
-             include_last_offset: bool = False) -> tuple[torch.Tensor, torch.Tensor | None]:
+def as_input(
+    groups: list[list[int]], as_2d: bool, dtype: torch.dtype, include_last_offset: bool = False
+) -> tuple[torch.Tensor, torch.Tensor | None]:
     """``(input, offsets)`` for ``nn.EmbeddingBag``: 2-D ``[B, L]`` ids, or concatenated 1-D ids
     with the start of each bag (plus ``len(input)`` at the end with ``include_last_offset``)."""
     if as_2d:
@@ -70,18 +70,29 @@ def as_input(groups: list[list[int]], as_2d: bool, dtype: torch.dtype,
 
 def reduce_like_the_bag(emb: nn.Embedding, groups: list[list[int]], mode: str) -> torch.Tensor:
     """``nn.Embedding`` then each bag's sum, mean or max, in Python: ``[len(groups), D]``."""
-    return torch.stack([
-        REDUCE[mode](emb(torch.tensor(g, dtype=torch.long))) if g else emb.weight[:0].sum(0)
-        for g in groups  # an empty bag: zeros, still attached to the table for backward
-    ])
+    return torch.stack(
+        [
+            REDUCE[mode](emb(torch.tensor(g, dtype=torch.long))) if g else emb.weight[:0].sum(0)
+            for g in groups  # an empty bag: zeros, still attached to the table for backward
+        ]
+    )
 
 
 @proves("bag-equals-reduction")
-@given(V=st.integers(1, 10), D=dims, mode=modes, dtype=st.sampled_from(ALL_TABLE_DTYPES),
-       index_dtype=index_dtypes, last=st.booleans(), sparse=st.booleans(), seed=seeds,
-       data=st.data())
-def test_bag_equals_embedding_then_reduction(V, D, mode, dtype, index_dtype, last, sparse, seed,
-                                             data):
+@given(
+    V=st.integers(1, 10),
+    D=dims,
+    mode=modes,
+    dtype=st.sampled_from(ALL_TABLE_DTYPES),
+    index_dtype=index_dtypes,
+    last=st.booleans(),
+    sparse=st.booleans(),
+    seed=seeds,
+    data=st.data(),
+)
+def test_bag_equals_embedding_then_reduction(
+    V, D, mode, dtype, index_dtype, last, sparse, seed, data
+):
     """For every mode and table dtype, ragged bags with empty ones, or 2-D input, and any table
     without NaN (subnormals, ``-0.0``, values near the max and ``±inf`` included):
     ``nn.EmbeddingBag`` gives each bag the sum, mean or element-wise max of its rows (an empty
@@ -95,8 +106,9 @@ def test_bag_equals_embedding_then_reduction(V, D, mode, dtype, index_dtype, las
     W = data.draw(special_tables(V, D, dtype, infinities=True))
     groups, as_2d = data.draw(bags(V))
     ids, offsets = as_input(groups, as_2d, index_dtype, include_last_offset=last and not as_2d)
-    bag = nn.EmbeddingBag.from_pretrained(W.clone(), freeze=False, mode=mode, sparse=sparse,
-                                          include_last_offset=last and not as_2d)
+    bag = nn.EmbeddingBag.from_pretrained(
+        W.clone(), freeze=False, mode=mode, sparse=sparse, include_last_offset=last and not as_2d
+    )
     emb = nn.Embedding.from_pretrained(W.clone(), freeze=False)
     out = bag(ids, offsets)
     reference = reduce_like_the_bag(emb, groups, mode)
@@ -129,8 +141,9 @@ def tables_with_nan(draw) -> tuple[torch.Tensor, list[list[int]], bool, int | No
     ``±inf``, subnormals, ``-0.0``), bags of its ids as :func:`bags` draws them, and a
     ``padding_idx`` or ``None``."""
     V, D = draw(st.integers(1, 10)), draw(dims)
-    W = draw(special_tables(V, D, draw(st.sampled_from(ALL_TABLE_DTYPES)), infinities=True,
-                            nan=True))
+    W = draw(
+        special_tables(V, D, draw(st.sampled_from(ALL_TABLE_DTYPES)), infinities=True, nan=True)
+    )
     W[draw(st.integers(0, V - 1)), draw(st.integers(0, D - 1))] = math.nan
     groups, as_2d = draw(bags(V))
     return W, groups, as_2d, draw(st.none() | st.integers(0, V - 1))
@@ -162,16 +175,18 @@ def test_max_keeps_a_nan_only_from_the_first_row(case):
 
 
 @proves("sparse-refusals")
-@given(bag=st.booleans(), mode=modes, sparse=st.booleans(), scale=st.booleans(),
-       data=st.data())
+@given(bag=st.booleans(), mode=modes, sparse=st.booleans(), scale=st.booleans(), data=st.data())
 def test_options_that_refuse_each_other(bag, mode, sparse, scale, data):
     """``sparse=True`` with ``scale_grad_by_freq=True`` is accepted until ``backward()``, which
     raises RuntimeError (``nn.Embedding`` and ``nn.EmbeddingBag``); ``mode="max"`` refuses
     ``sparse=True`` and ``scale_grad_by_freq=True`` in the forward pass (ValueError); every other
     combination works."""
     ids = torch.tensor([data.draw(id_lists(5, data.draw(st.integers(1, 6))))])
-    layer = (nn.EmbeddingBag(5, 3, mode=mode, sparse=sparse, scale_grad_by_freq=scale) if bag
-             else nn.Embedding(5, 3, sparse=sparse, scale_grad_by_freq=scale))
+    layer = (
+        nn.EmbeddingBag(5, 3, mode=mode, sparse=sparse, scale_grad_by_freq=scale)
+        if bag
+        else nn.Embedding(5, 3, sparse=sparse, scale_grad_by_freq=scale)
+    )
     if bag and mode == "max" and (sparse or scale):
         with pytest.raises(ValueError, match="max mode does not support"):
             layer(ids)
@@ -243,12 +258,17 @@ def test_a_short_last_offset_gives_three_semantics(case, D, seed):
         Wd = W.to(dtype)
 
         def last(table, **options):
-            return {m: F.embedding_bag(ids, table, offsets, mode=m, include_last_offset=True,
-                                       **options)[-1] for m in ("sum", "mean", "max")}
+            return {
+                m: F.embedding_bag(
+                    ids, table, offsets, mode=m, include_last_offset=True, **options
+                )[-1]
+                for m in ("sum", "mean", "max")
+            }
 
         def close(out, s, mean):
-            return (torch.allclose(out["sum"].double(), s.double(), rtol=1e-2, atol=1e-2)
-                    and torch.allclose(out["mean"].double(), mean.double(), rtol=1e-2, atol=1e-2))
+            return torch.allclose(
+                out["sum"].double(), s.double(), rtol=1e-2, atol=1e-2
+            ) and torch.allclose(out["mean"].double(), mean.double(), rtol=1e-2, atol=1e-2)
 
         general = (Wd[everything].sum(0), Wd[everything].mean(0))
         fast = (Wd[kept].sum(0), Wd[kept].sum(0) / len(everything))
@@ -277,7 +297,8 @@ def test_a_short_last_offset_gives_three_semantics(case, D, seed):
         torch.testing.assert_close(weight.grad[i], received * counts[i])
     weight = W.float().requires_grad_()
     F.embedding_bag(ids, weight, offsets, mode="mean", include_last_offset=True).backward(
-        buffer[:B])
+        buffer[:B]
+    )
     for i in only_trailing:
         share = buffer[B - 1] / len(everything) * counts[i]
         torch.testing.assert_close(weight.grad[i], share)
@@ -311,23 +332,35 @@ def csr_matrices(draw, dtype: np.dtype) -> scipy.sparse.csr_matrix:
     as SciPy stores them (int32 here)."""
     N, V = draw(st.integers(0, 6)), draw(st.integers(1, 10))
     rows = [draw(st.lists(st.integers(0, V - 1), max_size=6)) for _ in range(N)]
-    values = draw(st.lists(st.integers(-3, 3), min_size=sum(map(len, rows)),
-                           max_size=sum(map(len, rows))))
+    values = draw(
+        st.lists(st.integers(-3, 3), min_size=sum(map(len, rows)), max_size=sum(map(len, rows)))
+    )
     indptr = np.cumsum([0, *map(len, rows)])
     return scipy.sparse.csr_matrix(
-        (np.array(values, dtype=dtype), np.array([c for r in rows for c in r], dtype=np.int32),
-         indptr.astype(np.int32)), shape=(N, V))
+        (
+            np.array(values, dtype=dtype),
+            np.array([c for r in rows for c in r], dtype=np.int32),
+            indptr.astype(np.int32),
+        ),
+        shape=(N, V),
+    )
 
 
 def bag_of_csr(X: scipy.sparse.csr_matrix, W: torch.Tensor, weights: bool = True) -> torch.Tensor:
     """``EmbeddingBag(mode="sum")`` on X's CSR arrays, as they are (views, SciPy's dtypes)."""
-    return F.embedding_bag(torch.from_numpy(X.indices), W, torch.from_numpy(X.indptr),
-                           mode="sum", include_last_offset=True,
-                           per_sample_weights=torch.from_numpy(X.data) if weights else None)
+    return F.embedding_bag(
+        torch.from_numpy(X.indices),
+        W,
+        torch.from_numpy(X.indptr),
+        mode="sum",
+        include_last_offset=True,
+        per_sample_weights=torch.from_numpy(X.data) if weights else None,
+    )
 
 
-def assert_equal_to_rounding(got: torch.Tensor, want: torch.Tensor, scale: torch.Tensor,
-                             terms: int) -> None:
+def assert_equal_to_rounding(
+    got: torch.Tensor, want: torch.Tensor, scale: torch.Tensor, terms: int
+) -> None:
     """``got`` equals ``want`` to float rounding: the same ``inf`` or NaN where ``want`` is not
     finite, elsewhere within ``(terms + 2) · eps · scale`` (``scale``: the sum of the absolute
     values of the terms, so that a sum that cancels is judged by the size of its terms)."""
@@ -348,8 +381,12 @@ def csr_cases(draw) -> tuple[scipy.sparse.csr_matrix, torch.Tensor]:
 
 
 @proves("csr-correspondence")
-@example(case=(scipy.sparse.csr_matrix(np.array([[2.0, 0.0], [0.0, 0.0]], dtype=np.float32)),
-               torch.tensor([[1.0, -2.0], [math.inf, 3.0]])))  # an inf in a row X never uses
+@example(
+    case=(
+        scipy.sparse.csr_matrix(np.array([[2.0, 0.0], [0.0, 0.0]], dtype=np.float32)),
+        torch.tensor([[1.0, -2.0], [math.inf, 3.0]]),
+    )
+)  # an inf in a row X never uses
 @given(case=csr_cases())
 def test_bag_on_csr_arrays_is_the_sparse_matrix_product(case):
     """For any SciPy ``csr_matrix`` ``X`` whose data has the table's dtype (empty rows, repeated
@@ -391,8 +428,16 @@ def test_bag_on_csr_arrays_is_the_sparse_matrix_product(case):
 
 #: Every integer dtype, unsigned ones included (torch promotes uint16, uint32 and uint64 with
 #: nothing but themselves).
-INT_DTYPES = [torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8, torch.uint16,
-              torch.uint32, torch.uint64]
+INT_DTYPES = [
+    torch.int64,
+    torch.int32,
+    torch.int16,
+    torch.int8,
+    torch.uint8,
+    torch.uint16,
+    torch.uint32,
+    torch.uint64,
+]
 
 
 def common_dtype(a: torch.dtype, b: torch.dtype) -> torch.dtype | None:
@@ -404,8 +449,9 @@ def common_dtype(a: torch.dtype, b: torch.dtype) -> torch.dtype | None:
 
 
 @proves("bag-offsets-dtypes")
-@given(ids_dtype=st.sampled_from(INT_DTYPES), offsets_dtype=st.sampled_from(INT_DTYPES),
-       data=st.data())
+@given(
+    ids_dtype=st.sampled_from(INT_DTYPES), offsets_dtype=st.sampled_from(INT_DTYPES), data=st.data()
+)
 def test_ids_and_offsets_are_promoted_to_a_common_dtype(ids_dtype, offsets_dtype, data):
     """``input`` and ``offsets`` need not share a dtype: they are promoted to a common one, which
     must be int64 or int32 (then the result equals the int64 one exactly); otherwise, or where no
@@ -429,8 +475,9 @@ def spelling_cases(draw) -> tuple[torch.Tensor, torch.Tensor]:
     int64 ids."""
     V = draw(st.integers(1, 12) | st.sampled_from([600, 3000]))
     D = draw(dims | st.sampled_from([64, 130]))
-    W = draw(special_tables(V, D, draw(st.sampled_from([torch.float32, torch.float64,
-                                                          torch.bfloat16]))))
+    W = draw(
+        special_tables(V, D, draw(st.sampled_from([torch.float32, torch.float64, torch.bfloat16])))
+    )
     return W, torch.tensor(draw(id_lists(V, draw(st.integers(0, 16)))), dtype=torch.long)
 
 
@@ -452,8 +499,9 @@ def bfloat16_corner_case() -> tuple[torch.Tensor, torch.Tensor]:
 
 @pytest.mark.cuda
 @proves("bag-scale-grad-cuda")
-@given(V=st.integers(1, 10), D=dims, mode=st.sampled_from(["sum", "mean"]), seed=seeds,
-       data=st.data())
+@given(
+    V=st.integers(1, 10), D=dims, mode=st.sampled_from(["sum", "mean"]), seed=seeds, data=st.data()
+)
 def test_scale_grad_by_freq_on_cuda_divides_by_each_ids_own_count(V, D, mode, seed, data):
     """On a CUDA device, ``nn.EmbeddingBag(scale_grad_by_freq=True)`` in ``sum`` and ``mean``
     mode divides each lookup's share of its bag's gradient by how often its id occurs in the whole
@@ -464,8 +512,9 @@ def test_scale_grad_by_freq_on_cuda_divides_by_each_ids_own_count(V, D, mode, se
     ids, offsets = as_input(groups, as_2d, torch.long)
     W = randn((V, D), seed)
     up = randn((len(groups), D), seed + 1)
-    bag = nn.EmbeddingBag.from_pretrained(W.clone(), freeze=False, mode=mode,
-                                          scale_grad_by_freq=True).cuda()
+    bag = nn.EmbeddingBag.from_pretrained(
+        W.clone(), freeze=False, mode=mode, scale_grad_by_freq=True
+    ).cuda()
     bag(ids.cuda(), None if offsets is None else offsets.cuda()).backward(up.cuda())
     flat = torch.tensor([i for g in groups for i in g], dtype=torch.long)
     bag_of = torch.tensor([b for b, g in enumerate(groups) for _ in g], dtype=torch.long)
@@ -497,19 +546,29 @@ def test_every_spelling_of_the_lookup_is_exact(case):
     W, idx = case
     (V, D), N, dtype = W.shape, len(idx), W.dtype
     onehot = F.one_hot(idx, V).to(dtype)
-    coo = torch.sparse_coo_tensor(torch.stack([torch.arange(N), idx]), torch.ones(N, dtype=dtype),
-                                  (N, V), check_invariants=True)
+    coo = torch.sparse_coo_tensor(
+        torch.stack([torch.arange(N), idx]),
+        torch.ones(N, dtype=dtype),
+        (N, V),
+        check_invariants=True,
+    )
 
     def spellings(W: torch.Tensor) -> tuple[dict[str, torch.Tensor], dict[str, torch.Tensor]]:
         """The spellings of the page that copy (``exact``) and those that add (``signed``)."""
         lin = nn.Linear(V, D, bias=False, dtype=dtype)
         with torch.no_grad():
             lin.weight.copy_(W.T)
-            exact = {"from_pretrained": nn.Embedding.from_pretrained(W)(idx), "W[idx]": W[idx],
-                     "index_select": W.index_select(0, idx)}
-            signed = {"embedding_bag": F.embedding_bag(idx[:, None], W, mode="sum"),
-                      "one_hot @ W": onehot @ W, "Linear": lin(onehot),
-                      "sparse.mm": torch.sparse.mm(coo, W)}
+            exact = {
+                "from_pretrained": nn.Embedding.from_pretrained(W)(idx),
+                "W[idx]": W[idx],
+                "index_select": W.index_select(0, idx),
+            }
+            signed = {
+                "embedding_bag": F.embedding_bag(idx[:, None], W, mode="sum"),
+                "one_hot @ W": onehot @ W,
+                "Linear": lin(onehot),
+                "sparse.mm": torch.sparse.mm(coo, W),
+            }
         return exact, signed
 
     def check(exact: dict, signed: dict, ref: torch.Tensor, reduced: bool) -> None:
@@ -526,8 +585,9 @@ def test_every_spelling_of_the_lookup_is_exact(case):
     ref = F.embedding(idx, W)
     exact, signed = spellings(W)
     if dtype != torch.bfloat16:
-        csr = scipy.sparse.csr_matrix((np.ones(N, dtype=W.numpy().dtype), idx.numpy(),
-                                       np.arange(N + 1)), shape=(N, V))
+        csr = scipy.sparse.csr_matrix(
+            (np.ones(N, dtype=W.numpy().dtype), idx.numpy(), np.arange(N + 1)), shape=(N, V)
+        )
         signed["SciPy CSR"] = torch.from_numpy(csr @ W.numpy())
     check(exact, signed, ref, reduced=False)
     W = within_bfloat16_range(W)

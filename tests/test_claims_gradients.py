@@ -115,7 +115,8 @@ def test_deterministic_mode_repeats_the_cuda_gradient_bit_for_bit(V, D, seed, da
     W = randn((V, D), seed).cuda().requires_grad_()
     up = randn((*idx.shape, D), seed + 1).cuda()
     exact = torch.zeros(V, D, dtype=torch.float64).index_add_(
-        0, idx.reshape(-1).cpu(), up.reshape(-1, D).cpu().double())
+        0, idx.reshape(-1).cpu(), up.reshape(-1, D).cpu().double()
+    )
     grads = []
     torch.use_deterministic_algorithms(True)
     try:
@@ -146,11 +147,22 @@ def test_scale_grad_by_freq_divides_by_the_count_in_the_whole_batch(V, D, seed, 
 
 
 @proves("max-norm-in-place")
-@given(V=sizes, D=dims, max_norm=st.floats(0.05, 4.0), norm_type=st.sampled_from([1.0, 2.0, 3.0]),
-       dtype=all_table_dtypes, small=st.booleans(), frozen=st.booleans(), train=st.booleans(),
-       bag=st.booleans(), grad_mode=st.booleans(), data=st.data())
-def test_max_norm_rescales_the_looked_up_rows_in_the_table(V, D, max_norm, norm_type, dtype, small,
-                                                          frozen, train, bag, grad_mode, data):
+@given(
+    V=sizes,
+    D=dims,
+    max_norm=st.floats(0.05, 4.0),
+    norm_type=st.sampled_from([1.0, 2.0, 3.0]),
+    dtype=all_table_dtypes,
+    small=st.booleans(),
+    frozen=st.booleans(),
+    train=st.booleans(),
+    bag=st.booleans(),
+    grad_mode=st.booleans(),
+    data=st.data(),
+)
+def test_max_norm_rescales_the_looked_up_rows_in_the_table(
+    V, D, max_norm, norm_type, dtype, small, frozen, train, bag, grad_mode, data
+):
     """With ``max_norm``, a forward pass rescales in place each looked-up row whose
     ``norm_type``-norm, computed in the table's dtype, exceeds ``max_norm``, to
     ``row · max_norm / (norm + 1e-7)``: the new norm is ``max_norm · norm / (norm + 1e-7)`` to
@@ -170,21 +182,28 @@ def test_max_norm_rescales_the_looked_up_rows_in_the_table(V, D, max_norm, norm_
     renorm = torch.embedding_renorm_
 
     def spy(weight, *args):
-        calls.append((weight.requires_grad, weight.data_ptr(), weight._version,
-                      torch.is_grad_enabled()))
+        calls.append(
+            (weight.requires_grad, weight.data_ptr(), weight._version, torch.is_grad_enabled())
+        )
         return renorm(weight, *args)
 
     torch.embedding_renorm_ = spy
     try:
         if bag:
             idx = idx.reshape(-1)
-            layer = nn.EmbeddingBag.from_pretrained(W.clone(), freeze=frozen, max_norm=max_norm,
-                                                    norm_type=norm_type, mode="sum")
+            layer = nn.EmbeddingBag.from_pretrained(
+                W.clone(), freeze=frozen, max_norm=max_norm, norm_type=norm_type, mode="sum"
+            )
             layer.train(train)
             with torch.set_grad_enabled(grad_mode):
                 layer(idx, torch.zeros(1, dtype=torch.long))
-        emb = layer if bag else nn.Embedding.from_pretrained(
-            W.clone(), freeze=frozen, max_norm=max_norm, norm_type=norm_type)
+        emb = (
+            layer
+            if bag
+            else nn.Embedding.from_pretrained(
+                W.clone(), freeze=frozen, max_norm=max_norm, norm_type=norm_type
+            )
+        )
         emb.train(train)
         with torch.set_grad_enabled(grad_mode):
             out = F.embedding(idx, emb.weight) if bag else emb(idx)

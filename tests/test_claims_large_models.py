@@ -25,8 +25,7 @@ from tests.markdown_model import includes_in
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-FAST = settings(max_examples=40, deadline=None,
-                suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 # --- Tying -----------------------------------------------------------------------------------
@@ -36,7 +35,7 @@ FAST = settings(max_examples=40, deadline=None,
 @settings(max_examples=8, deadline=None)
 @given(vocab=st.integers(8, 5000), heads=st.integers(1, 4), head_dim=st.sampled_from([8, 16]))
 def test_tying_is_made_at_construction_on_meta(vocab, heads, head_dim):
-    """"The tie is made when the model is constructed, so it already holds on the meta device":
+    """ "The tie is made when the model is constructed, so it already holds on the meta device":
     for any vocabulary and width, GPT-2, BERT and T5 hold one Parameter at both ends, Llama with
     ``tie_word_embeddings=False`` two, and the table is ``[vocab_size, hidden_size]``."""
     from transformers import (
@@ -52,16 +51,50 @@ def test_tying_is_made_at_construction_on_meta(vocab, heads, head_dim):
 
     D = heads * head_dim
     cases = [
-        (GPT2LMHeadModel, GPT2Config(vocab_size=vocab, n_embd=D, n_layer=1, n_head=heads,
-                                     bos_token_id=0, eos_token_id=0), True),
-        (BertForMaskedLM, BertConfig(vocab_size=vocab, hidden_size=D, num_hidden_layers=1,
-                                     num_attention_heads=heads, intermediate_size=2 * D), True),
-        (T5ForConditionalGeneration, T5Config(vocab_size=vocab, d_model=D, d_kv=head_dim,
-                                              d_ff=2 * D, num_layers=1, num_heads=heads), True),
-        (LlamaForCausalLM, LlamaConfig(vocab_size=vocab, hidden_size=D, intermediate_size=2 * D,
-                                       num_hidden_layers=1, num_attention_heads=heads,
-                                       bos_token_id=0, eos_token_id=0,
-                                       tie_word_embeddings=False), False),
+        (
+            GPT2LMHeadModel,
+            GPT2Config(
+                vocab_size=vocab, n_embd=D, n_layer=1, n_head=heads, bos_token_id=0, eos_token_id=0
+            ),
+            True,
+        ),
+        (
+            BertForMaskedLM,
+            BertConfig(
+                vocab_size=vocab,
+                hidden_size=D,
+                num_hidden_layers=1,
+                num_attention_heads=heads,
+                intermediate_size=2 * D,
+            ),
+            True,
+        ),
+        (
+            T5ForConditionalGeneration,
+            T5Config(
+                vocab_size=vocab,
+                d_model=D,
+                d_kv=head_dim,
+                d_ff=2 * D,
+                num_layers=1,
+                num_heads=heads,
+            ),
+            True,
+        ),
+        (
+            LlamaForCausalLM,
+            LlamaConfig(
+                vocab_size=vocab,
+                hidden_size=D,
+                intermediate_size=2 * D,
+                num_hidden_layers=1,
+                num_attention_heads=heads,
+                bos_token_id=0,
+                eos_token_id=0,
+                tie_word_embeddings=False,
+            ),
+            False,
+        ),
     ]
     for cls, config, tied in cases:
         with torch.device("meta"):
@@ -81,9 +114,16 @@ def _rotary(head_dim: int):
         apply_rotary_pos_emb,
     )
 
-    config = LlamaConfig(vocab_size=16, hidden_size=head_dim, intermediate_size=16,
-                         num_hidden_layers=1, num_attention_heads=1, num_key_value_heads=1,
-                         bos_token_id=0, eos_token_id=0)
+    config = LlamaConfig(
+        vocab_size=16,
+        hidden_size=head_dim,
+        intermediate_size=16,
+        num_hidden_layers=1,
+        num_attention_heads=1,
+        num_key_value_heads=1,
+        bos_token_id=0,
+        eos_token_id=0,
+    )
     rope = LlamaRotaryEmbedding(config)
 
     def rotate(x: torch.Tensor, position: int) -> torch.Tensor:
@@ -95,10 +135,15 @@ def _rotary(head_dim: int):
 
 @proves("large-rotary-offset")
 @FAST
-@given(head_dim=st.sampled_from([8, 16, 64, 128]), m=st.integers(0, 4000),
-       n=st.integers(0, 4000), shift=st.integers(-4000, 4000), seed=st.integers(0, 2**16))
+@given(
+    head_dim=st.sampled_from([8, 16, 64, 128]),
+    m=st.integers(0, 4000),
+    n=st.integers(0, 4000),
+    shift=st.integers(-4000, 4000),
+    seed=st.integers(0, 2**16),
+)
 def test_rotary_score_depends_only_on_the_offset(head_dim, m, n, shift, seed):
-    """"The rotated dot product depends only on how far apart the two positions are", and "a
+    """ "The rotated dot product depends only on how far apart the two positions are", and "a
     rotation keeps lengths": for any query, key, positions m, n and shift s,
     score(m, n) == score(m + s, n + s)."""
     if min(m + shift, n + shift) < 0:
@@ -118,7 +163,8 @@ def test_rotary_score_depends_only_on_the_offset(head_dim, m, n, shift, seed):
 
 #: Every normal float32 value, the largest ones included (2**-126 <= |x| <= 3.4028235e38).
 normal_f32 = st.floats(width=32, allow_nan=False, allow_infinity=False).filter(
-    lambda x: abs(x) >= 2**-126)
+    lambda x: abs(x) >= 2**-126
+)
 #: Where bfloat16 overflows: halfway between its largest finite number and 2**128.
 BF16_HALFWAY = (2 - 2**-8) * 2.0**127
 #: Where float16 overflows: halfway between 65,504 and 2**16.
@@ -128,10 +174,18 @@ FP16_HALFWAY = 65_520.0
 @proves("large-rounding-bounds")
 @FAST
 @given(values=st.lists(normal_f32, min_size=1, max_size=64))
-@example(values=[3.3895313892515355e38, 3.396177326406364e38, 3.3961775292304601e38,
-                 -3.4028234663852886e38, 2**-126, -(2**-126)])
+@example(
+    values=[
+        3.3895313892515355e38,
+        3.396177326406364e38,
+        3.3961775292304601e38,
+        -3.4028234663852886e38,
+        2**-126,
+        -(2**-126),
+    ]
+)
 def test_bfloat16_rounds_every_normal_entry_within_2_to_minus_8(values):
-    """"The bound 2^-8 for bfloat16 holds for every normal float32 value that does not overflow"
+    """ "The bound 2^-8 for bfloat16 holds for every normal float32 value that does not overflow"
     (magnitudes from 2^-126 up to (2 - 2^-8) * 2^127, values between bfloat16's largest finite
     number and that point rounding down to it), "from the halfway point up they round to
     infinity"."""
@@ -145,12 +199,17 @@ def test_bfloat16_rounds_every_normal_entry_within_2_to_minus_8(values):
 
 @proves("large-rounding-bounds")
 @FAST
-@given(values=st.lists(st.floats(min_value=2**-14, max_value=2.0**17, width=32), min_size=1,
-                       max_size=64), signs=st.lists(st.booleans(), min_size=64, max_size=64))
-@example(values=[2**-14, 65_504.0, 65_519.0, 65_519.99609375, 65_520.0, 70_000.0],
-         signs=[True] * 64)
+@given(
+    values=st.lists(
+        st.floats(min_value=2**-14, max_value=2.0**17, width=32), min_size=1, max_size=64
+    ),
+    signs=st.lists(st.booleans(), min_size=64, max_size=64),
+)
+@example(
+    values=[2**-14, 65_504.0, 65_519.0, 65_519.99609375, 65_520.0, 70_000.0], signs=[True] * 64
+)
 def test_float16_rounds_normal_range_entries_within_2_to_minus_11(values, signs):
-    """"2^-11 for float16 holds only for magnitudes from 2^-14 up to 65,520 [...] (from there on:
+    """ "2^-11 for float16 holds only for magnitudes from 2^-14 up to 65,520 [...] (from there on:
     infinity)"; the example on the page shows smaller entries breaking it."""
     w = torch.tensor([v if s else -v for v, s in zip(values, signs, strict=False)])
     h = w.half()
@@ -162,12 +221,17 @@ def test_float16_rounds_normal_range_entries_within_2_to_minus_11(values, signs)
 
 @proves("large-autocast-lookup")
 @FAST
-@given(V=st.integers(1, 200), D=st.integers(1, 32), n=st.integers(0, 50),
-       dtype=st.sampled_from([torch.float32, torch.bfloat16, torch.float16, torch.float64]),
-       autocast_dtype=st.sampled_from([torch.bfloat16, torch.float16]),
-       mode=st.sampled_from([None, "sum", "mean", "max"]), seed=st.integers(0, 2**16))
+@given(
+    V=st.integers(1, 200),
+    D=st.integers(1, 32),
+    n=st.integers(0, 50),
+    dtype=st.sampled_from([torch.float32, torch.bfloat16, torch.float16, torch.float64]),
+    autocast_dtype=st.sampled_from([torch.bfloat16, torch.float16]),
+    mode=st.sampled_from([None, "sum", "mean", "max"]),
+    seed=st.integers(0, 2**16),
+)
 def test_autocast_leaves_every_lookup_unchanged(V, D, n, dtype, autocast_dtype, mode, seed):
-    """"The embedding is not on autocast's list of ops: it returns rows of whatever dtype the
+    """ "The embedding is not on autocast's list of ops: it returns rows of whatever dtype the
     table has", bit for bit the rows it returns outside autocast, while a Linear is cast; for a
     table of any floating dtype, CPU autocast to bfloat16 or float16, and pooled lookups
     (``nn.EmbeddingBag``, every mode) as well."""
@@ -192,13 +256,17 @@ def test_autocast_leaves_every_lookup_unchanged(V, D, n, dtype, autocast_dtype, 
 
 @proves("large-quantized-half-step")
 @settings(max_examples=25, deadline=None)
-@given(V=st.integers(1, 60), D=st.integers(1, 96), std=st.floats(1e-3, 10.0),
-       seed=st.integers(0, 2**16), bits=st.sampled_from([8, 4]))
+@given(
+    V=st.integers(1, 60),
+    D=st.integers(1, 96),
+    std=st.floats(1e-3, 10.0),
+    seed=st.integers(0, 2**16),
+    bits=st.sampled_from([8, 4]),
+)
 @example(V=3, D=5, std=1.0, seed=0, bits=4)  # an odd width at 4 bits: refused
 @example(V=3, D=5, std=1.0, seed=0, bits=8)  # and at 8 bits: fine
-def test_quantized_rows_stay_within_half_a_step_and_take_the_stated_bytes(V, D, std, seed,
-                                                                         bits):
-    """"Every entry is within half a quantization step of its row" (8 and 4 bits) unless the
+def test_quantized_rows_stay_within_half_a_step_and_take_the_stated_bytes(V, D, std, seed, bits):
+    """ "Every entry is within half a quantization step of its row" (8 and 4 bits) unless the
     step would be below float32's eps, where "every entry snaps to the row's minimum" (an error
     up to the row's range); and a row takes D + 8 bytes in 8 bits and D/2 + 4 bytes in 4 bits
     (``table_mib``'s 8-bit formula), for any shape: at 4 bits an odd width is refused, by the
@@ -206,8 +274,11 @@ def test_quantized_rows_stay_within_half_a_step_and_take_the_stated_bytes(V, D, 
     g = torch.Generator().manual_seed(seed)
     W = torch.randn(V, D, generator=g) * std
     table = nn.Embedding.from_pretrained(W)
-    prepack = (torch.ops.quantized.embedding_bag_byte_prepack if bits == 8
-               else torch.ops.quantized.embedding_bag_4bit_prepack)
+    prepack = (
+        torch.ops.quantized.embedding_bag_byte_prepack
+        if bits == 8
+        else torch.ops.quantized.embedding_bag_4bit_prepack
+    )
     if bits == 4 and D % 2:
         with pytest.raises(RuntimeError, match="multiple of 2"):
             prepack(W)
@@ -240,10 +311,13 @@ def test_quantized_rows_stay_within_half_a_step_and_take_the_stated_bytes(V, D, 
 
 @proves("large-hashing-in-range")
 @FAST
-@given(ids=st.lists(st.integers(0, P - 1), max_size=100), num_rows=st.integers(1, 10**9),
-       seed=st.integers(0, 1000))
+@given(
+    ids=st.lists(st.integers(0, P - 1), max_size=100),
+    num_rows=st.integers(1, 10**9),
+    seed=st.integers(0, 1000),
+)
 def test_hashed_rows_are_always_in_range_and_deterministic(ids, num_rows, seed):
-    """"Keep M rows and look up row h(id) mod M": for any ids in [0, P) and any M, every row is
+    """ "Keep M rows and look up row h(id) mod M": for any ids in [0, P) and any M, every row is
     in [0, M), and the same id always gets the same row."""
     t = torch.tensor(ids, dtype=torch.int64)
     rows = hashed_rows(t, num_rows, seed)
@@ -257,10 +331,15 @@ def test_hashed_rows_are_always_in_range_and_deterministic(ids, num_rows, seed):
 
 @proves("large-rowwise-sharding")
 @FAST
-@given(V=st.integers(1, 100), D=st.integers(1, 8), data=st.data(), seed=st.integers(0, 2**16),
-       dtype=st.sampled_from([torch.float32, torch.float64, torch.bfloat16]))
+@given(
+    V=st.integers(1, 100),
+    D=st.integers(1, 8),
+    data=st.data(),
+    seed=st.integers(0, 2**16),
+    dtype=st.sampled_from([torch.float32, torch.float64, torch.bfloat16]),
+)
 def test_rowwise_sharded_lookup_and_gradient_equal_the_unsharded_ones(V, D, data, seed, dtype):
-    """"The result is the same lookup, bit for bit" and "each shard receives the gradient of its
+    """ "The result is the same lookup, bit for bit" and "each shard receives the gradient of its
     own rows and nothing else", for any table size and dtype, number of shards and ids; and "the
     partial sums add up to the bag's sum". The table is cut into blocks of
     ``ceil(V / num_shards)`` rows: ``ceil(V / rows_per_shard)`` shards, at most ``num_shards``."""
@@ -281,28 +360,39 @@ def test_rowwise_sharded_lookup_and_gradient_equal_the_unsharded_ones(V, D, data
     weights = torch.randn(out.shape, generator=g).to(dtype)
     (out * weights).sum().backward()
     (full(ids) * weights).sum().backward()
-    grads = torch.cat([s.weight.grad if s.weight.grad is not None
-                       else torch.zeros_like(s.weight) for s in sharded.shards])
-    assert torch.equal(grads, full.weight.grad if full.weight.grad is not None
-                       else torch.zeros_like(full.weight))
+    grads = torch.cat(
+        [
+            s.weight.grad if s.weight.grad is not None else torch.zeros_like(s.weight)
+            for s in sharded.shards
+        ]
+    )
+    assert torch.equal(
+        grads, full.weight.grad if full.weight.grad is not None else torch.zeros_like(full.weight)
+    )
 
     if ids.dim() == 2:
         owner = ids // sharded.rows_per_shard
         with torch.no_grad():  # in float64: the bookkeeping, without 16-bit rounding
-            partial = [(sharded(ids).double() * (owner == s).unsqueeze(-1)).sum(dim=1)
-                       for s in range(len(sharded.shards))]
+            partial = [
+                (sharded(ids).double() * (owner == s).unsqueeze(-1)).sum(dim=1)
+                for s in range(len(sharded.shards))
+            ]
             pooled = F.embedding_bag(ids, full.weight.double(), mode="sum")
         torch.testing.assert_close(sum(partial), pooled)
 
 
 # --- The page's output includes stay aligned --------------------------------------------------
 
+
 def test_output_line_ranges_cover_whole_blocks():
     """Every ``file.out:a:b`` include on the page starts and ends a block of the output (a blank
     line or the file's edge on both sides), so a shifted output cannot show a cut block."""
     page = (ROOT / "docs" / "large-models.md").read_text(encoding="utf-8")
-    found = [(inc.path, inc.start, inc.end) for inc in includes_in(page)
-             if inc.path.endswith(".out") and inc.end is not None]
+    found = [
+        (inc.path, inc.start, inc.end)
+        for inc in includes_in(page)
+        if inc.path.endswith(".out") and inc.end is not None
+    ]
     assert len(found) >= 8
     for path, a, b in found:
         lines = (ROOT / path).read_text(encoding="utf-8").splitlines()

@@ -12,8 +12,12 @@ from tests.claim_register import proves
 
 
 @proves("linear-row-per-output")
-@given(n=st.integers(0, 6), fan_in=st.integers(1, 48), fan_out=st.integers(1, 48),
-       seed=st.integers(0, 2**16))
+@given(
+    n=st.integers(0, 6),
+    fan_in=st.integers(1, 48),
+    fan_out=st.integers(1, 48),
+    seed=st.integers(0, 2**16),
+)
 def test_output_j_of_a_linear_reads_row_j_of_its_weight(n, fan_in, fan_out, seed):
     """``F.linear(x, W, b)`` is ``x @ W.T + b`` for a weight ``[out, in]``; each row of a
     contiguous weight is contiguous, and output ``j`` is ``x @ W[j] + b[j]`` (float32, up to

@@ -57,21 +57,39 @@ def test_lookup_returns_rows_in_the_index_shape(V, D, dtype, finite, data):
     W = data.draw(tables(V, D, dtype, special=False))
     for _ in range(data.draw(st.integers(0, 4))):
         W[data.draw(st.integers(0, V - 1)), data.draw(st.integers(0, D - 1))] = data.draw(
-            any_floats(dtype, finite))
+            any_floats(dtype, finite)
+        )
     idx = data.draw(id_tensors(V, shape=data.draw(shapes(max_dims=5, max_side=3))))
     emb = nn.Embedding.from_pretrained(W)
     out = emb(idx)
     assert out.shape == (*idx.shape, D) and out.dtype == dtype
-    spellings = (F.embedding(idx, W), W[idx],
-                 W.index_select(0, idx.reshape(-1)).reshape(*idx.shape, D))
+    spellings = (
+        F.embedding(idx, W),
+        W[idx],
+        W.index_select(0, idx.reshape(-1)).reshape(*idx.shape, D),
+    )
     for other in spellings:
         assert torch.equal(bits(out), bits(other))
         assert torch.equal(out, other) == (not out.isnan().any())
 
 
-ALL_DTYPES = [torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8, torch.uint16,
-              torch.uint32, torch.uint64, torch.bool, torch.float16, torch.bfloat16,
-              torch.float32, torch.float64, torch.complex64, torch.float8_e4m3fn]
+ALL_DTYPES = [
+    torch.int64,
+    torch.int32,
+    torch.int16,
+    torch.int8,
+    torch.uint8,
+    torch.uint16,
+    torch.uint32,
+    torch.uint64,
+    torch.bool,
+    torch.float16,
+    torch.bfloat16,
+    torch.float32,
+    torch.float64,
+    torch.complex64,
+    torch.float8_e4m3fn,
+]
 
 
 @proves("index-dtypes")
@@ -142,8 +160,9 @@ BF16_CORNER[0, 0] = torch.finfo(torch.bfloat16).tiny / 4  # a subnormal number
 #: table with a subnormal number, a negative zero and float32's largest number in looked-up rows.
 LARGE_IDS = torch.randint(3000, (257,), generator=torch.Generator().manual_seed(0))
 LARGE_TABLE = randn((3000, 65), 0)
-LARGE_TABLE[LARGE_IDS[:3], 7] = torch.tensor([torch.finfo(torch.float32).tiny / 4, -0.0,
-                                              torch.finfo(torch.float32).max])
+LARGE_TABLE[LARGE_IDS[:3], 7] = torch.tensor(
+    [torch.finfo(torch.float32).tiny / 4, -0.0, torch.finfo(torch.float32).max]
+)
 
 
 @proves("onehot-forward-exact")
@@ -188,8 +207,12 @@ def test_onehot_product_equals_lookup_exactly(case):
     check(products(W), ref, reduced=False)
     if idx.dim() == 1 and dtype in (torch.float32, torch.float64):  # the spellings of api-map.md
         N = len(idx)
-        coo = torch.sparse_coo_tensor(torch.stack([torch.arange(N), idx]),
-                                      torch.ones(N, dtype=dtype), (N, V), check_invariants=True)
+        coo = torch.sparse_coo_tensor(
+            torch.stack([torch.arange(N), idx]),
+            torch.ones(N, dtype=dtype),
+            (N, V),
+            check_invariants=True,
+        )
         assert torch.equal(torch.sparse.mm(coo, W), ref)
         csr = scipy.sparse.csr_matrix((np.ones(N), idx.numpy(), np.arange(N + 1)), shape=(N, V))
         assert torch.equal(torch.from_numpy(csr.astype(W.numpy().dtype) @ W.numpy()), ref)
@@ -219,8 +242,14 @@ def test_a_cpu_without_bfloat16_instructions_keeps_the_subnormal():
 @example(V=6, D=4, n=200, seed=0, pool=[0, 1, 2, 3, 4, 5], dtype=torch.float32)  # the page's
 @example(V=64, D=16, n=8, seed=1, pool=None, dtype=torch.bfloat16)  # 8192, no repeats
 @example(V=300, D=70, n=64, seed=3, pool=None, dtype=torch.float32)  # 64·300·70, no repeats
-@given(V=st.integers(1, 12) | st.integers(13, 300), D=st.integers(1, 5) | st.integers(6, 70),
-       n=st.integers(0, 64), seed=seeds, pool=st.none(), dtype=float_table_dtypes)
+@given(
+    V=st.integers(1, 12) | st.integers(13, 300),
+    D=st.integers(1, 5) | st.integers(6, 70),
+    n=st.integers(0, 64),
+    seed=seeds,
+    pool=st.none(),
+    dtype=float_table_dtypes,
+)
 def test_onehot_weight_gradients_agree(V, D, n, seed, pool, dtype):
     """Weight gradients of the lookup and of the one-hot Linear (transposed) agree: exactly when
     no id repeats; to rounding otherwise, within ``n · eps · sum |upstream|`` per entry (the
@@ -233,8 +262,11 @@ def test_onehot_weight_gradients_agree(V, D, n, seed, pool, dtype):
     entry, plus the float32 summation's ``n · eps · sum |upstream|`` (:func:`exact_or_rounded`)."""
     gen = torch.Generator().manual_seed(seed)
     if pool is None:
-        idx = torch.randperm(V, generator=gen)[:n] if seed % 2 else torch.randint(
-            V, (n,), generator=gen)  # half the cases without repeats
+        idx = (
+            torch.randperm(V, generator=gen)[:n]
+            if seed % 2
+            else torch.randint(V, (n,), generator=gen)
+        )  # half the cases without repeats
     else:
         idx = torch.tensor(pool)[torch.randint(len(pool), (n,), generator=gen)]
     n = len(idx)
@@ -271,9 +303,13 @@ def test_onehot_weight_gradients_agree(V, D, n, seed, pool, dtype):
 
 
 @proves("onehot-nonfinite")
-@given(V=st.integers(2, 12), D=dims, bad=st.sampled_from([float("inf"), float("-inf"),
-                                                           float("nan")]),
-       selected=st.booleans(), data=st.data())
+@given(
+    V=st.integers(2, 12),
+    D=dims,
+    bad=st.sampled_from([float("inf"), float("-inf"), float("nan")]),
+    selected=st.booleans(),
+    data=st.data(),
+)
 def test_a_nonfinite_entry_poisons_its_column_of_the_product(V, D, bad, selected, data):
     """An inf or nan at column ``d`` of row ``r`` makes column ``d`` of the one-hot product nan
     for every id other than ``r`` (all outputs, when no id selects ``r``); the outputs of id
@@ -290,8 +326,9 @@ def test_a_nonfinite_entry_poisons_its_column_of_the_product(V, D, bad, selected
     product = F.one_hot(idx, V).float() @ W
     assert torch.isfinite(lookup[idx != row]).all()
     assert torch.isnan(product[idx != row, col]).all()
-    torch.testing.assert_close(product[idx == row], lookup[idx == row], rtol=0, atol=0,
-                               equal_nan=True)  # inf stays inf, -inf stays -inf, nan stays nan
+    torch.testing.assert_close(
+        product[idx == row], lookup[idx == row], rtol=0, atol=0, equal_nan=True
+    )  # inf stays inf, -inf stays -inf, nan stays nan
     keep = [d for d in range(D) if d != col]
     assert torch.equal(product[:, keep], lookup[:, keep])
 
@@ -396,8 +433,11 @@ def test_exact_or_rounded_accepts_the_two_outcomes_only():
     flushed = rounded.clone()
     flushed[0, 0] = 0
     assert exact_or_rounded(flushed, ref) == "rounded"
-    for where, wrong in (((1, 3), ref[1, 3] * (1 + 2**-7)), ((2, 2), float("nan")),
-                         ((0, 0), 3 * BF16_TINY)):
+    for where, wrong in (
+        ((1, 3), ref[1, 3] * (1 + 2**-7)),
+        ((2, 2), float("nan")),
+        ((0, 0), 3 * BF16_TINY),
+    ):
         other = ref.clone()
         other[where] = wrong
         with pytest.raises(AssertionError):
@@ -415,18 +455,23 @@ def test_each_reduced_setting_is_set_and_then_restored():
     backends = torch.backends
 
     def state() -> tuple:
-        return (torch.get_float32_matmul_precision(), backends.fp32_precision,
-                backends.mkldnn.matmul.fp32_precision, backends.cuda.matmul.fp32_precision,
-                backends.cuda.matmul.allow_tf32)
+        return (
+            torch.get_float32_matmul_precision(),
+            backends.fp32_precision,
+            backends.mkldnn.matmul.fp32_precision,
+            backends.cuda.matmul.fp32_precision,
+            backends.cuda.matmul.allow_tf32,
+        )
 
     before = state()
     inside = {}
     for setting in REDUCED_PRECISION:
         with pytest.raises(ZeroDivisionError), float32_matmul_setting(setting):
-            inside[setting] = (torch.get_float32_matmul_precision()
-                               if setting.startswith("precision=") else None,
-                               backends.mkldnn.matmul.fp32_precision,
-                               backends.cuda.matmul.allow_tf32)
+            inside[setting] = (
+                torch.get_float32_matmul_precision() if setting.startswith("precision=") else None,
+                backends.mkldnn.matmul.fp32_precision,
+                backends.cuda.matmul.allow_tf32,
+            )
             raise ZeroDivisionError("an error in the body")
         assert state() == before, setting
     assert inside["precision=high"][:2] == ("high", "tf32")

@@ -74,8 +74,9 @@ SPARSE_CANDIDATES = {
 
 
 @proves("sparse-optimizers")
-@given(name=st.sampled_from(sorted(SPARSE_CANDIDATES)), V=st.integers(1, 8), seed=seeds,
-       data=st.data())
+@given(
+    name=st.sampled_from(sorted(SPARSE_CANDIDATES)), V=st.integers(1, 8), seed=seeds, data=st.data()
+)
 def test_which_optimizers_accept_a_sparse_gradient(name, V, seed, data):
     """Whatever the ids: SGD (with or without momentum, without weight decay), SparseAdam, Adagrad
     (without weight decay) and LBFGS step on a sparse gradient; the others raise RuntimeError."""
@@ -103,8 +104,9 @@ def test_which_optimizers_accept_a_sparse_gradient(name, V, seed, data):
 
 
 @proves("adamw-decays-unseen-rows")
-@given(V=st.integers(2, 8), lr=st.floats(1e-4, 1.0), wd=st.floats(0.0, 0.5), seed=seeds,
-       data=st.data())
+@given(
+    V=st.integers(2, 8), lr=st.floats(1e-4, 1.0), wd=st.floats(0.0, 0.5), seed=seeds, data=st.data()
+)
 def test_adamw_multiplies_rows_without_gradient_by_the_decay_exactly(V, lr, wd, seed, data):
     """A row that has never had a gradient is, after an AdamW step, exactly itself times
     ``1 - lr · weight_decay``: the Adam part of its update is zero."""

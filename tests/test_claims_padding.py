@@ -44,8 +44,15 @@ def test_the_constructor_zeroes_row_p_and_converts_a_negative_p(V, D, offset, da
 
 
 @proves("padding-no-grad")
-@given(V=table_rows, D=dims, dtype=all_table_dtypes, seed=seeds, functional=st.booleans(),
-       option=st.sampled_from(["dense", "sparse", "scale_grad_by_freq"]), data=st.data())
+@given(
+    V=table_rows,
+    D=dims,
+    dtype=all_table_dtypes,
+    seed=seeds,
+    functional=st.booleans(),
+    option=st.sampled_from(["dense", "sparse", "scale_grad_by_freq"]),
+    data=st.data(),
+)
 def test_positions_holding_p_send_no_gradient(V, D, dtype, seed, functional, option, data):
     """However many positions hold ``p`` (heavy repeats, any shape, int32 or int64 ids), row ``p``
     gets an exactly zero gradient and every other row gets exactly the gradient it gets without
@@ -62,8 +69,9 @@ def test_positions_holding_p_send_no_gradient(V, D, dtype, seed, functional, opt
     if functional:
         out = F.embedding(idx, with_pad, padding_idx=p, **options)
     else:
-        emb = nn.Embedding.from_pretrained(with_pad.detach(), freeze=False, padding_idx=p,
-                                           **options)
+        emb = nn.Embedding.from_pretrained(
+            with_pad.detach(), freeze=False, padding_idx=p, **options
+        )
         out = emb(idx)
     if options["sparse"] and idx.dim() == 0:  # the corner docs/padding-idx.md states
         with pytest.raises(IndexError, match="too many indices for tensor of dimension 0"):
@@ -121,10 +129,14 @@ def bag_members(ids: torch.Tensor, offsets: torch.Tensor | None) -> list[torch.T
 
 
 @proves("bag-padding-excluded")
-@given(V=st.integers(2, 12), D=dims, mode=st.sampled_from(["sum", "mean", "max"]),
-       dtype=st.sampled_from([torch.float32, torch.float64]),
-       pad_row=st.sampled_from([None, 0.0, float("inf"), float("-inf"), float("nan")]),
-       data=st.data())
+@given(
+    V=st.integers(2, 12),
+    D=dims,
+    mode=st.sampled_from(["sum", "mean", "max"]),
+    dtype=st.sampled_from([torch.float32, torch.float64]),
+    pad_row=st.sampled_from([None, 0.0, float("inf"), float("-inf"), float("nan")]),
+    data=st.data(),
+)
 def test_bag_leaves_padding_out_of_the_reduction(V, D, mode, dtype, pad_row, data):
     """``nn.EmbeddingBag(padding_idx=p)``, every mode: a bag reduces only its ids that are not
     ``p`` (a mean divides by their number), whatever row ``p`` holds (zeros, random values,
@@ -138,8 +150,11 @@ def test_bag_leaves_padding_out_of_the_reduction(V, D, mode, dtype, pad_row, dat
     bag = nn.EmbeddingBag.from_pretrained(W.clone(), freeze=False, mode=mode, padding_idx=p)
     out = bag(ids, offsets)
     assert out.shape == (B, D)
-    reduce = {"sum": lambda r: r.sum(0), "mean": lambda r: r.mean(0),
-              "max": lambda r: r.max(0).values}[mode]
+    reduce = {
+        "sum": lambda r: r.sum(0),
+        "mean": lambda r: r.mean(0),
+        "max": lambda r: r.max(0).values,
+    }[mode]
     for b, members in enumerate(bag_members(ids, offsets)):
         kept = members[members != p % V]
         expected = reduce(W[kept]) if len(kept) else torch.zeros(D, dtype=dtype)
@@ -149,21 +164,46 @@ def test_bag_leaves_padding_out_of_the_reduction(V, D, mode, dtype, pad_row, dat
 
 
 #: Every optimizer of ``torch.optim`` that takes ``weight_decay`` (those this release has).
-DECAY_OPTIMIZERS = [name for name in ("SGD", "ASGD", "Adadelta", "Adafactor", "Adagrad", "Adam",
-                                      "AdamW", "Adamax", "Muon", "NAdam", "RAdam", "RMSprop")
-                    if hasattr(torch.optim, name)]
+DECAY_OPTIMIZERS = [
+    name
+    for name in (
+        "SGD",
+        "ASGD",
+        "Adadelta",
+        "Adafactor",
+        "Adagrad",
+        "Adam",
+        "AdamW",
+        "Adamax",
+        "Muon",
+        "NAdam",
+        "RAdam",
+        "RMSprop",
+    )
+    if hasattr(torch.optim, name)
+]
 
 
 #: The optimizers whose weight decay multiplies the weights by ``1 - lr * weight_decay`` (and SGD
 #: without momentum, whose added ``weight_decay * w`` has the same effect), with their options.
-SCALING_DECAY = [(name, options) for name, options in (
-    ("AdamW", {}), ("SGD", {}), ("Adafactor", {}), ("Muon", {}),
-    ("Adam", {"decoupled_weight_decay": True}), ("NAdam", {"decoupled_weight_decay": True}),
-    ("RAdam", {"decoupled_weight_decay": True})) if hasattr(torch.optim, name)]
+SCALING_DECAY = [
+    (name, options)
+    for name, options in (
+        ("AdamW", {}),
+        ("SGD", {}),
+        ("Adafactor", {}),
+        ("Muon", {}),
+        ("Adam", {"decoupled_weight_decay": True}),
+        ("NAdam", {"decoupled_weight_decay": True}),
+        ("RAdam", {"decoupled_weight_decay": True}),
+    )
+    if hasattr(torch.optim, name)
+]
 
 
-def train_pad_row(table: torch.Tensor, p: int, make_opt, batches: list[list[int]],
-                  seed: int) -> torch.Tensor:
+def train_pad_row(
+    table: torch.Tensor, p: int, make_opt, batches: list[list[int]], seed: int
+) -> torch.Tensor:
     """Row ``p`` of ``table`` (float32 ``[V, D]``) after one optimizer step per batch of ids,
     with ``padding_idx=p`` and a squared-error loss towards random targets."""
     emb = nn.Embedding.from_pretrained(table.clone(), freeze=False, padding_idx=p)
@@ -178,11 +218,20 @@ def train_pad_row(table: torch.Tensor, p: int, make_opt, batches: list[list[int]
 
 
 @proves("padding-zero-row-under-decay")
-@given(name=st.sampled_from(DECAY_OPTIMIZERS), momentum=st.booleans(), decoupled=st.booleans(),
-       lr=st.floats(1e-3, 1.0), wd=st.floats(0.0, 1.0), V=st.integers(2, 12), D=dims,
-       seed=seeds, data=st.data())
-def test_weight_decay_moves_a_pad_row_only_if_it_is_not_zero(name, momentum, decoupled, lr, wd, V,
-                                                             D, seed, data):
+@given(
+    name=st.sampled_from(DECAY_OPTIMIZERS),
+    momentum=st.booleans(),
+    decoupled=st.booleans(),
+    lr=st.floats(1e-3, 1.0),
+    wd=st.floats(0.0, 1.0),
+    V=st.integers(2, 12),
+    D=dims,
+    seed=seeds,
+    data=st.data(),
+)
+def test_weight_decay_moves_a_pad_row_only_if_it_is_not_zero(
+    name, momentum, decoupled, lr, wd, V, D, seed, data
+):
     """Every ``torch.optim`` optimizer that takes ``weight_decay`` (SGD, RMSprop and Muon with
     momentum too; Adam, NAdam and RAdam with ``decoupled_weight_decay=True`` too), any ``lr`` and
     ``weight_decay``, batches that hold the pad id: a pad row of zeros stays exactly zero. A
@@ -190,8 +239,10 @@ def test_weight_decay_moves_a_pad_row_only_if_it_is_not_zero(name, momentum, dec
     Adafactor, Muon, the decoupled variants), and SGD without momentum, scale it by
     ``1 - lr * weight_decay`` per step (float32 rounding)."""
     p = data.draw(st.integers(-V, V - 1))
-    batches = [[p % V, *data.draw(id_lists(V, data.draw(st.integers(0, 5))))]
-               for _ in range(data.draw(st.integers(1, 4)))]
+    batches = [
+        [p % V, *data.draw(id_lists(V, data.draw(st.integers(0, 5))))]
+        for _ in range(data.draw(st.integers(1, 4)))
+    ]
     cls = getattr(torch.optim, name)
     takes_momentum = "momentum" in inspect.signature(cls).parameters
     extra = {"momentum": 0.9} if momentum and takes_momentum else {}
@@ -207,6 +258,13 @@ def test_weight_decay_moves_a_pad_row_only_if_it_is_not_zero(name, momentum, dec
     assert not train_pad_row(zeroed, p, make_opt, batches, seed).any()
 
     for scaling, options in SCALING_DECAY:
-        row = train_pad_row(table, p, lambda ps, c=scaling, o=options: getattr(torch.optim, c)(
-            ps, lr=lr, weight_decay=wd, **o), batches, seed)
+        row = train_pad_row(
+            table,
+            p,
+            lambda ps, c=scaling, o=options: getattr(torch.optim, c)(
+                ps, lr=lr, weight_decay=wd, **o
+            ),
+            batches,
+            seed,
+        )
         torch.testing.assert_close(row, table[p % V] * (1 - lr * wd) ** len(batches))

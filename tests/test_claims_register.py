@@ -16,7 +16,7 @@ import re
 import pytest
 
 from scripts import ROOT
-from scripts.build.matrix_notes import proofs_in_sources
+from scripts.hooks.matrix_notes import proofs_in_sources
 from tests.claim_register import CLAIM_ANCHOR, PROOFS, claims_on_pages
 
 MODULES = sorted(
@@ -53,8 +53,9 @@ def test_the_decorators_read_without_importing_equal_the_register():
 def test_the_cuda_marks_read_without_importing_equal_pytest_s():
     """The build counts a property test marked ``cuda`` on GPU runs only: the marks it reads
     from the sources are those pytest sees on the imported tests (the function's or module's)."""
-    static = {test: cuda for tests in proofs_in_sources(ROOT).values()
-              for test, cuda in tests.items()}
+    static = {
+        test: cuda for tests in proofs_in_sources(ROOT).values() for test, cuda in tests.items()
+    }
     for name, fn in property_tests():
         module = importlib.import_module(f"tests.{name}")
         marks = [*getattr(fn, "pytestmark", []), *getattr(module, "pytestmark", [])]
@@ -70,16 +71,20 @@ def test_every_claim_on_a_page_has_a_property_test():
 
 def test_every_property_test_names_claims_that_a_page_states():
     on_pages = claims_on_pages()
-    unnamed = [f"{m}.{fn.__name__}" for m, fn in property_tests()
-               if not getattr(fn, "claim_ids", ())]
+    unnamed = [
+        f"{m}.{fn.__name__}" for m, fn in property_tests() if not getattr(fn, "claim_ids", ())
+    ]
     assert not unnamed, f"property tests that name no claim id (add @proves): {unnamed}"
     unknown = {c: tests for c, tests in PROOFS.items() if c not in on_pages}
     assert not unknown, f"claim ids that no page states: {unknown}"
 
 
 def test_no_page_states_a_claim_id_twice():
-    twice = {c: where for c, where in claims_on_pages().items()
-             if len({page for page, _ in where}) < len(where)}
+    twice = {
+        c: where
+        for c, where in claims_on_pages().items()
+        if len({page for page, _ in where}) < len(where)
+    }
     assert not twice, f"one id, one place per page: {twice}"
 
 

@@ -26,21 +26,24 @@ from tests.claim_register import proves
     data=st.data(),
     seed=st.integers(0, 2**16),
 )
-def test_attention_without_positions_reorders_with_its_input(head_dim, heads, length, batch,
-                                                             norm_first, scale, data, seed):
-    """"Reordering the input reorders the output" (up to float rounding): for any encoder layer
+def test_attention_without_positions_reorders_with_its_input(
+    head_dim, heads, length, batch, norm_first, scale, data, seed
+):
+    """ "Reordering the input reorders the output" (up to float rounding): for any encoder layer
     (pre- or post-norm, in eval mode, the fast path included, and under ``no_grad``) or bare
     ``nn.MultiheadAttention`` without a mask, and any sequence and permutation,
     ``layer(x[:, perm]) == layer(x)[:, perm]``."""
     d = head_dim * heads
     perm = torch.tensor(data.draw(st.permutations(range(length)), label="perm"))
     torch.manual_seed(seed)
-    layer = nn.TransformerEncoderLayer(d, nhead=heads, dim_feedforward=2 * d, batch_first=True,
-                                       norm_first=norm_first).eval()
+    layer = nn.TransformerEncoderLayer(
+        d, nhead=heads, dim_feedforward=2 * d, batch_first=True, norm_first=norm_first
+    ).eval()
     attn = nn.MultiheadAttention(d, heads, batch_first=True)
     x = torch.randn(batch, length, d) * scale
     for grad in (False, True):  # no_grad takes the fused fast path of the encoder layer
         with torch.set_grad_enabled(grad):
             torch.testing.assert_close(layer(x[:, perm]), layer(x)[:, perm])
-            torch.testing.assert_close(attn(x[:, perm], x[:, perm], x[:, perm])[0],
-                                       attn(x, x, x)[0][:, perm])
+            torch.testing.assert_close(
+                attn(x[:, perm], x[:, perm], x[:, perm])[0], attn(x, x, x)[0][:, perm]
+            )

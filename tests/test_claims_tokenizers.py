@@ -59,12 +59,20 @@ UNSEEN = "jz:;'ü🦦"
 
 @proves("tok-bpe-unseen-characters")
 @FAST
-@given(st.text(alphabet=seen_characters() + seen_characters().upper() + " \n\t\u00a0\u2003"
-               + UNSEEN + UNSEEN.upper(), max_size=80))
+@given(
+    st.text(
+        alphabet=seen_characters()
+        + seen_characters().upper()
+        + " \n\t\u00a0\u2003"
+        + UNSEEN
+        + UNSEEN.upper(),
+        max_size=80,
+    )
+)
 @example("Zürich's otters 🦦")
 @example("THE HERON, JUST AS ZÜRICH'S.")
 def test_bpe_loses_only_unseen_characters(text):
-    """"BPE loses only the [...] characters the diary never uses: any word spelled with
+    """ "BPE loses only the [...] characters the diary never uses: any word spelled with
     characters it has seen is encoded": for any text (in either case: the tokenizer lower-cases,
     and with any whitespace between words), the number of ``[UNK]`` tokens equals the number of
     characters the diary never uses, so a text of seen characters has none."""
@@ -80,7 +88,7 @@ def test_bpe_loses_only_unseen_characters(text):
 @example("Zürich's otters 🦦")
 @example("\x00\t\r\n\u2028 \U0010ffff")
 def test_byte_level_round_trips_any_text(text):
-    """"Any string [...] goes through the byte-level tokenizer and back unchanged, with no
+    """ "Any string [...] goes through the byte-level tokenizer and back unchanged, with no
     unknown token", except a text that spells the special token ``[PAD]``: the vocabulary has
     no ``[UNK]``, every id is in range, and decoding the ids gives the text back exactly."""
     tok = byte_level_457()
@@ -112,7 +120,7 @@ sentences = st.lists(words_of_diary | st.just("[PAD]"), min_size=1, max_size=10)
 @given(st.lists(sentences, min_size=1, max_size=4), st.integers(0, 2**16))
 @example(["The heron waited.", "The [PAD] heron waited on the bank."], 0)
 def test_the_attention_mask_not_padding_idx_removes_the_pads(batch_texts, seed):
-    """"The mask that removes them is the tokenizer's ``attention_mask``": for any batch, the
+    """ "The mask that removes them is the tokenizer's ``attention_mask``": for any batch, the
     mask is false exactly at the padding appended to each sequence, whose ids are ``[PAD]``'s,
     and equals ``ids != pad`` when no text spells ``[PAD]`` (a text that does gets the pad id
     with mask 1); ``padding_idx`` makes the padding rows zero, and attention with
@@ -154,18 +162,37 @@ def test_the_attention_mask_not_padding_idx_removes_the_pads(batch_texts, seed):
     dtype=st.sampled_from([torch.float32, torch.float64, torch.bfloat16, torch.float16]),
     pad=st.booleans(),
     frozen=st.booleans(),
-    options=st.fixed_dictionaries({"max_norm": st.sampled_from([None, 1.5]),
-                                   "scale_grad_by_freq": st.booleans(),
-                                   "sparse": st.booleans()}),
+    options=st.fixed_dictionaries(
+        {
+            "max_norm": st.sampled_from([None, 1.5]),
+            "scale_grad_by_freq": st.booleans(),
+            "sparse": st.booleans(),
+        }
+    ),
     seed=st.integers(0, 2**16),
 )
-@example(V=0, D=3, k=2, dtype=torch.float32, pad=False, frozen=False,
-         options={"max_norm": None, "scale_grad_by_freq": False, "sparse": False}, seed=0)
-@example(V=7, D=3, k=2, dtype=torch.float64, pad=False, frozen=False,
-         options={"max_norm": None, "scale_grad_by_freq": False, "sparse": False}, seed=0)
-def test_growing_keeps_old_rows_bit_for_bit_and_the_tie(V, D, k, dtype, pad, frozen, options,
-                                                        seed):
-    """"Growing is: a new, longer table, the old rows copied in, the new rows filled, and [...] a
+@example(
+    V=0,
+    D=3,
+    k=2,
+    dtype=torch.float32,
+    pad=False,
+    frozen=False,
+    options={"max_norm": None, "scale_grad_by_freq": False, "sparse": False},
+    seed=0,
+)
+@example(
+    V=7,
+    D=3,
+    k=2,
+    dtype=torch.float64,
+    pad=False,
+    frozen=False,
+    options={"max_norm": None, "scale_grad_by_freq": False, "sparse": False},
+    seed=0,
+)
+def test_growing_keeps_old_rows_bit_for_bit_and_the_tie(V, D, k, dtype, pad, frozen, options, seed):
+    """ "Growing is: a new, longer table, the old rows copied in, the new rows filled, and [...] a
     new output layer tied to the new table": for any table, old rows are equal bit for bit, each
     new row is the mean of the old rows (to the table's own precision: a float64 table's mean is
     not rounded to float32), the layer's options and ``requires_grad`` are kept, and the grown
@@ -186,8 +213,10 @@ def test_growing_keeps_old_rows_bit_for_bit_and_the_tie(V, D, k, dtype, pad, fro
         new = grown.weight[V:].detach()
         assert torch.equal(new, new[:1].expand(k, D))  # every new row the same
         # within half an ulp of the table's dtype, plus float32 accumulation for 16-bit tables
-        tolerance = torch.finfo(dtype).eps * exact.abs() + (1e-6 if dtype != torch.float64
-                                                            else 1e-15) * old.double().abs().max()
+        tolerance = (
+            torch.finfo(dtype).eps * exact.abs()
+            + (1e-6 if dtype != torch.float64 else 1e-15) * old.double().abs().max()
+        )
         assert ((new[0].double() - exact).abs() <= tolerance).all()
     for name in ("padding_idx", "max_norm", "norm_type", "scale_grad_by_freq", "sparse"):
         assert getattr(grown, name) == getattr(emb, name), name
@@ -212,25 +241,45 @@ def _tiny_hf_model(kind: str, V: int):
     if kind == "GPT-2":
         return tiny_gpt2(V)
     if kind == "BERT":
-        return BertForMaskedLM(BertConfig(vocab_size=V, hidden_size=8, num_hidden_layers=1,
-                                          num_attention_heads=2, intermediate_size=16))
+        return BertForMaskedLM(
+            BertConfig(
+                vocab_size=V,
+                hidden_size=8,
+                num_hidden_layers=1,
+                num_attention_heads=2,
+                intermediate_size=16,
+            )
+        )
     if kind == "Llama, untied":
-        return LlamaForCausalLM(LlamaConfig(vocab_size=V, hidden_size=8, intermediate_size=16,
-                                            num_hidden_layers=1, num_attention_heads=2,
-                                            bos_token_id=0, eos_token_id=0,
-                                            tie_word_embeddings=False))
-    return T5ForConditionalGeneration(T5Config(vocab_size=V, d_model=8, d_kv=4, d_ff=16,
-                                               num_layers=1, num_heads=2))
+        return LlamaForCausalLM(
+            LlamaConfig(
+                vocab_size=V,
+                hidden_size=8,
+                intermediate_size=16,
+                num_hidden_layers=1,
+                num_attention_heads=2,
+                bos_token_id=0,
+                eos_token_id=0,
+                tie_word_embeddings=False,
+            )
+        )
+    return T5ForConditionalGeneration(
+        T5Config(vocab_size=V, d_model=8, d_kv=4, d_ff=16, num_layers=1, num_heads=2)
+    )
 
 
 @proves("tok-resize-token-embeddings")
 @settings(derandomize=True, database=None, max_examples=8, deadline=None)
-@given(V=st.integers(4, 40), k=st.integers(1, 6), seed=st.integers(0, 2**16),
-       kind=st.sampled_from(["GPT-2", "BERT", "Llama, untied", "T5"]))
+@given(
+    V=st.integers(4, 40),
+    k=st.integers(1, 6),
+    seed=st.integers(0, 2**16),
+    kind=st.sampled_from(["GPT-2", "BERT", "Llama, untied", "T5"]),
+)
 @example(V=20, k=3, seed=0, kind="Llama, untied")
 @example(V=20, k=3, seed=0, kind="T5")
 def test_plain_pytorch_growth_matches_resize_token_embeddings(V, k, seed, kind):
-    """"Hugging Face's ``resize_token_embeddings`` does the same on its models": for any
+    """ "Hugging Face's ``resize_token_embeddings`` does the same on its models": for any
     vocabulary size and number of new tokens, and for GPT-2, BERT, T5 (tied) and an untied
     Llama, the resized table has the old rows bit for bit and new rows at the mean of the old
     rows (``grow_embedding``'s) up to the draw with covariance scaled by 1e-9; a tied output layer
@@ -255,8 +304,9 @@ def test_plain_pytorch_growth_matches_resize_token_embeddings(V, k, seed, kind):
     else:
         head = head.detach()
         assert head.shape == (V + k, 8) and torch.equal(head[:V], head_before)
-        torch.testing.assert_close(head[V:], head_before.mean(0).expand(k, 8), rtol=0,
-                                   atol=1e-3 * head_before.std().item())
+        torch.testing.assert_close(
+            head[V:], head_before.mean(0).expand(k, 8), rtol=0, atol=1e-3 * head_before.std().item()
+        )
 
 
 @proves("tok-mean-rows-share")
@@ -269,7 +319,7 @@ def test_plain_pytorch_growth_matches_resize_token_embeddings(V, k, seed, kind):
     seed=st.integers(0, 2**16),
 )
 def test_mean_rows_get_at_most_a_uniform_share(n, k, D, scale, seed):
-    """"[The mean of the old rows] bounds the probability of each of k new tokens, for every
+    """ "[The mean of the old rows] bounds the probability of each of k new tokens, for every
     hidden state, by the share it would get if all were equally likely", 1 / (n + k), with a
     bias-free output layer; and the old tokens' probabilities shrink by a factor of at least
     n / (n + k)."""
@@ -296,15 +346,20 @@ finite32 = st.floats(allow_nan=False, width=32)
     st.data(),
 )
 def test_word2vec_text_round_trips_float32_exactly(vocabulary, D, data):
-    """"``float32`` survives the text": for any words (no whitespace) and any finite float32
+    """ "``float32`` survives the text": for any words (no whitespace) and any finite float32
     vectors, writing word2vec text and reading it back gives the same words, in order, and the
     same numbers bit for bit; the same file without its header line (GloVe's layout) reads the
     same."""
     import tempfile
     from pathlib import Path
 
-    rows = data.draw(st.lists(st.lists(finite32, min_size=D, max_size=D),
-                              min_size=len(vocabulary), max_size=len(vocabulary)))
+    rows = data.draw(
+        st.lists(
+            st.lists(finite32, min_size=D, max_size=D),
+            min_size=len(vocabulary),
+            max_size=len(vocabulary),
+        )
+    )
     vectors = torch.tensor(rows, dtype=torch.float32)
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "v.vec"
@@ -313,11 +368,11 @@ def test_word2vec_text_round_trips_float32_exactly(vocabulary, D, data):
         assert got_words == vocabulary
         assert torch.equal(got.view(torch.int32), vectors.view(torch.int32))  # bits, -0.0 too
         glove = Path(folder) / "v.txt"
-        glove.write_text("".join(path.read_text(encoding="utf-8").splitlines(True)[1:]),
-                         encoding="utf-8")
+        glove.write_text(
+            "".join(path.read_text(encoding="utf-8").splitlines(True)[1:]), encoding="utf-8"
+        )
         assert read_word_vectors(glove)[0] == vocabulary
-        assert torch.equal(read_word_vectors(glove)[1].view(torch.int32),
-                           vectors.view(torch.int32))
+        assert torch.equal(read_word_vectors(glove)[1].view(torch.int32), vectors.view(torch.int32))
 
 
 def test_a_glove_line_that_looks_like_a_header_is_read_as_a_word(tmp_path):
@@ -344,7 +399,7 @@ def test_a_glove_line_that_looks_like_a_header_is_read_as_a_word(tmp_path):
     seed=st.integers(0, 2**16),
 )
 def test_alignment_puts_each_vector_on_its_tokens_id(tokens, file_words, D, pad, seed):
-    """"A token the file has gets the file's vector; a token it lacks [...] gets a random row at
+    """ "A token the file has gets the file's vector; a token it lacks [...] gets a random row at
     the scale of the loaded vectors; the pad row is zeros": for any vocabulary (in any id order)
     and any file, row ``vocab[t]`` is exactly ``t``'s vector when the file has ``t``."""
     if not file_words:
@@ -367,7 +422,7 @@ def test_alignment_puts_each_vector_on_its_tokens_id(tokens, file_words, D, pad,
 
 
 def test_wordpiece_unk_count_is_the_same_in_every_run():
-    """"[WordPiece's] ``[UNK]`` count [...] depends on nothing but the characters the vocabulary
+    """ "[WordPiece's] ``[UNK]`` count [...] depends on nothing but the characters the vocabulary
     holds with and without ``##``, the same in every run": over repeated trainings (whose
     vocabularies may differ, tokenizers#1794) the single-character pieces and the ``[UNK]`` count
     on the held-out letter never change."""

@@ -1,5 +1,5 @@
 """``CONTRIBUTING.md`` describes the build as the code has it: the steps of
-``scripts/build/hook.py`` in their order, every module of ``scripts/build/``, every file it names,
+``scripts/hooks/hook.py`` in their order, every module of ``scripts/hooks/``, every file it names,
 and every subcommand of ``python -m scripts``."""
 
 from __future__ import annotations
@@ -8,22 +8,28 @@ import re
 
 from scripts import ROOT
 from scripts.__main__ import COMMANDS
-from scripts.build import hook
+from scripts.hooks import hook
 
 TEXT = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
 #: Each list of hook.py and the MkDocs event it serves.
-EVENTS = {"CONFIG": "on_config", "FILES": "on_files",
-          "NAV": "on_nav", "PAGE_MARKDOWN": "on_page_markdown",
-          "PAGE_CONTENT": "on_page_content", "PAGE_CONTEXT": "on_page_context",
-          "POST_PAGE": "on_post_page", "POST_TEMPLATE": "on_post_template",
-          "POST_BUILD": "on_post_build"}
+EVENTS = {
+    "CONFIG": "on_config",
+    "FILES": "on_files",
+    "NAV": "on_nav",
+    "PAGE_MARKDOWN": "on_page_markdown",
+    "PAGE_CONTENT": "on_page_content",
+    "PAGE_CONTEXT": "on_page_context",
+    "POST_PAGE": "on_post_page",
+    "POST_TEMPLATE": "on_post_template",
+    "POST_BUILD": "on_post_build",
+}
 
 
 def section(title: str) -> str:
     """The text of the ``## title`` section, up to the next ``## ``."""
     start = TEXT.index(f"\n## {title}\n")
     end = TEXT.find("\n## ", start + 1)
-    return TEXT[start:end if end > 0 else None]
+    return TEXT[start : end if end > 0 else None]
 
 
 def test_the_steps_are_listed_in_the_order_the_hook_runs_them():
@@ -31,15 +37,18 @@ def test_the_steps_are_listed_in_the_order_the_hook_runs_them():
     written = {}
     for event, names in re.findall(r"^- `(on_\w+)`: (.*(?:\n  .*)*)", build, re.M):
         written[event] = re.findall(r"`(\w+\.on_\w+)`", names)
-    code = {event: [f"{f.__module__.rsplit('.', 1)[1]}.{f.__name__}"
-                    for f in getattr(hook, name)] for name, event in EVENTS.items()}
+    code = {
+        event: [f"{f.__module__.rsplit('.', 1)[1]}.{f.__name__}" for f in getattr(hook, name)]
+        for name, event in EVENTS.items()
+    }
     assert written == code
 
 
 def test_every_module_of_the_build_is_named():
     build = section("How the build works")
-    named = set(re.findall(r"scripts/build/(\w+)\.py", build)) | set(
-        re.findall(r"`(\w+)\.on_\w+`", build))
+    named = set(re.findall(r"scripts/hooks/(\w+)\.py", build)) | set(
+        re.findall(r"`(\w+)\.on_\w+`", build)
+    )
     modules = {p.stem for p in (ROOT / "scripts" / "build").glob("*.py") if p.stem != "__init__"}
     assert modules - named == set(), "CONTRIBUTING.md's build section does not name these"
 

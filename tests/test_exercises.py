@@ -106,7 +106,7 @@ def exercise_problems(path: Path) -> list[str]:
         if ex.other_admonitions:
             problems.append(
                 f"{where}: line {ex.other_admonitions[0]} is an admonition other than a collapsed "
-                '\'??? success "Solution"\''
+                "'??? success \"Solution\"'"
             )
         if len(ex.solutions) != 1:
             problems.append(
@@ -123,8 +123,9 @@ def exercise_problems(path: Path) -> list[str]:
                 "unskipped"
             )
         elif not any(_asserts("\n".join(f.body)) for f in executed):
-            problems.append(f"{where}: its solution's code asserts nothing; state the answer as an "
-                            "assert")
+            problems.append(
+                f"{where}: its solution's code asserts nothing; state the answer as an assert"
+            )
         solution_lines = [ln.strip() for f in executed for ln in f.body if ln.strip()]
         for f in fences:
             if ex.line < f.line < first and f.executed_by_codeblocks and f.skip_reason:
@@ -165,7 +166,7 @@ def test_article_has_exercises_with_executed_solutions(page):
     assert not problems, "\n".join(problems)
 
 
-GOOD_EXERCISE = '''
+GOOD_EXERCISE = """
 ### Exercise {n}: Something
 
 *Find the bug.* Do something.
@@ -177,7 +178,7 @@ GOOD_EXERCISE = '''
     ```python
     assert 1 + 1 == 2
     ```
-'''
+"""
 
 
 def _page(tmp_path: Path, body: str) -> Path:
@@ -195,54 +196,103 @@ def test_guard_accepts_a_good_page(tmp_path):
 @pytest.mark.parametrize(
     ("body", "expected"),
     [
-        pytest.param("".join(GOOD_EXERCISE.format(n=n) for n in (1, 2)), "2 exercises",
-                     id="too-few"),
-        pytest.param("".join(GOOD_EXERCISE.format(n=n) for n in range(1, 7)), "6 exercises",
-                     id="too-many"),
-        pytest.param("".join(GOOD_EXERCISE.format(n=n) for n in (1, 2, 4)), "numbered [1, 2, 4]",
-                     id="numbering"),
-        pytest.param("".join(GOOD_EXERCISE.format(n=n) for n in (1, 2, 3))
-                     + "\n## Where next\n\nMore.\n", "must be the page's last section",
-                     id="not-last"),
-        pytest.param("".join(GOOD_EXERCISE.format(n=n) for n in (1, 2, 3))
-                     .replace("### Exercise 3: Something", "### Exercice 3: Something"),
-                     "not an exercise heading", id="misspelt-heading"),
-        pytest.param("".join(GOOD_EXERCISE.format(n=n) for n in (1, 2, 3))
-                     .replace('    ```python\n    assert 1 + 1 == 2',
-                              '    <!--pytest.mark.skip(reason="slow")-->\n    ```python\n'
-                              '    assert 1 + 1 == 2', 1),
-                     "Exercise 1): its solution has no bare ```python fence", id="skipped"),
-        pytest.param("".join(GOOD_EXERCISE.format(n=n) for n in (1, 2, 3))
-                     .replace("    ```python\n    assert 1 + 1 == 2", "    ```py\n    x = 2", 1),
-                     "Exercise 1): its solution has no bare ```python fence", id="not-bare"),
-        pytest.param("".join(GOOD_EXERCISE.format(n=n) for n in (1, 2, 3))
-                     .replace("assert 1 + 1 == 2", "print(1 + 1)", 1),
-                     "Exercise 1): its solution's code asserts nothing", id="no-assert"),
-        pytest.param("".join(GOOD_EXERCISE.format(n=n) for n in (1, 2, 3))
-                     .replace('??? success "Solution"', '???+ success "Solution"', 1),
-                     "Exercise 1): 0 '??? success", id="open-solution"),
-        pytest.param("".join(GOOD_EXERCISE.format(n=n) for n in (1, 2, 3))
-                     .replace("    ```python\n    assert 1 + 1 == 2\n    ```\n",
-                              "```python\nassert 1 + 1 == 2\n```\n", 1),
-                     "Exercise 1): its solution has no bare ```python fence",
-                     id="code-outside-solution"),
-        pytest.param("".join(GOOD_EXERCISE.format(n=n) for n in (1, 2, 3))
-                     .replace("*Find the bug.*", "*Write it.*"),
-                     "no exercise is a '*Predict the output.*'", id="no-mistake-exercise"),
-        pytest.param("".join(GOOD_EXERCISE.format(n=n) for n in (1, 2, 3))
-                     .replace("*Find the bug.* Do", "Do", 1),
-                     "Exercise 1's statement does not open with its kind", id="no-kind"),
-        pytest.param("".join(GOOD_EXERCISE.format(n=n) for n in (1, 2, 3))
-                     .replace("    assert 1 + 1 == 2\n    ```\n",
-                              "    print(2)\n    assert 1 + 1 == 2\n    ```\n\n"
-                              "    <!--pytest-codeblocks:expected-output-->\n    ```text\n"
-                              "    2\n    ```\n", 1),
-                     "put a blank line between this indented marker", id="marker-glued"),
-        pytest.param("".join(GOOD_EXERCISE.format(n=n) for n in (1, 2, 3))
-                     .replace("Do something.\n",
-                              'Do something.\n\n<!--pytest.mark.skip(reason="the question")-->\n'
-                              "```python\nx = 3\n```\n", 1),
-                     "does not appear in its solution", id="orphan-question"),
+        pytest.param(
+            "".join(GOOD_EXERCISE.format(n=n) for n in (1, 2)), "2 exercises", id="too-few"
+        ),
+        pytest.param(
+            "".join(GOOD_EXERCISE.format(n=n) for n in range(1, 7)), "6 exercises", id="too-many"
+        ),
+        pytest.param(
+            "".join(GOOD_EXERCISE.format(n=n) for n in (1, 2, 4)),
+            "numbered [1, 2, 4]",
+            id="numbering",
+        ),
+        pytest.param(
+            "".join(GOOD_EXERCISE.format(n=n) for n in (1, 2, 3)) + "\n## Where next\n\nMore.\n",
+            "must be the page's last section",
+            id="not-last",
+        ),
+        pytest.param(
+            "".join(GOOD_EXERCISE.format(n=n) for n in (1, 2, 3)).replace(
+                "### Exercise 3: Something", "### Exercice 3: Something"
+            ),
+            "not an exercise heading",
+            id="misspelt-heading",
+        ),
+        pytest.param(
+            "".join(GOOD_EXERCISE.format(n=n) for n in (1, 2, 3)).replace(
+                "    ```python\n    assert 1 + 1 == 2",
+                '    <!--pytest.mark.skip(reason="slow")-->\n    ```python\n    assert 1 + 1 == 2',
+                1,
+            ),
+            "Exercise 1): its solution has no bare ```python fence",
+            id="skipped",
+        ),
+        pytest.param(
+            "".join(GOOD_EXERCISE.format(n=n) for n in (1, 2, 3)).replace(
+                "    ```python\n    assert 1 + 1 == 2", "    ```py\n    x = 2", 1
+            ),
+            "Exercise 1): its solution has no bare ```python fence",
+            id="not-bare",
+        ),
+        pytest.param(
+            "".join(GOOD_EXERCISE.format(n=n) for n in (1, 2, 3)).replace(
+                "assert 1 + 1 == 2", "print(1 + 1)", 1
+            ),
+            "Exercise 1): its solution's code asserts nothing",
+            id="no-assert",
+        ),
+        pytest.param(
+            "".join(GOOD_EXERCISE.format(n=n) for n in (1, 2, 3)).replace(
+                '??? success "Solution"', '???+ success "Solution"', 1
+            ),
+            "Exercise 1): 0 '??? success",
+            id="open-solution",
+        ),
+        pytest.param(
+            "".join(GOOD_EXERCISE.format(n=n) for n in (1, 2, 3)).replace(
+                "    ```python\n    assert 1 + 1 == 2\n    ```\n",
+                "```python\nassert 1 + 1 == 2\n```\n",
+                1,
+            ),
+            "Exercise 1): its solution has no bare ```python fence",
+            id="code-outside-solution",
+        ),
+        pytest.param(
+            "".join(GOOD_EXERCISE.format(n=n) for n in (1, 2, 3)).replace(
+                "*Find the bug.*", "*Write it.*"
+            ),
+            "no exercise is a '*Predict the output.*'",
+            id="no-mistake-exercise",
+        ),
+        pytest.param(
+            "".join(GOOD_EXERCISE.format(n=n) for n in (1, 2, 3)).replace(
+                "*Find the bug.* Do", "Do", 1
+            ),
+            "Exercise 1's statement does not open with its kind",
+            id="no-kind",
+        ),
+        pytest.param(
+            "".join(GOOD_EXERCISE.format(n=n) for n in (1, 2, 3)).replace(
+                "    assert 1 + 1 == 2\n    ```\n",
+                "    print(2)\n    assert 1 + 1 == 2\n    ```\n\n"
+                "    <!--pytest-codeblocks:expected-output-->\n    ```text\n"
+                "    2\n    ```\n",
+                1,
+            ),
+            "put a blank line between this indented marker",
+            id="marker-glued",
+        ),
+        pytest.param(
+            "".join(GOOD_EXERCISE.format(n=n) for n in (1, 2, 3)).replace(
+                "Do something.\n",
+                'Do something.\n\n<!--pytest.mark.skip(reason="the question")-->\n'
+                "```python\nx = 3\n```\n",
+                1,
+            ),
+            "does not appear in its solution",
+            id="orphan-question",
+        ),
     ],
 )
 def test_guard_reports(tmp_path, body, expected):

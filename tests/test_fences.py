@@ -58,9 +58,12 @@ def _problems(path) -> list[str]:
             if f.skip_reason is None:
                 problems.append(f"{f.where()}: skipped without a reason")
         if f.python_like:
-            problems += [f"{path.relative_to(ROOT)}:{f.line + k + 1}: {len(line)} characters, over "
-                         f"the {LINE_LENGTH} that fit a printed page (pyproject.toml's line-length)"
-                         for k, line in enumerate(f.body) if len(line) > LINE_LENGTH]
+            problems += [
+                f"{path.relative_to(ROOT)}:{f.line + k + 1}: {len(line)} characters, over "
+                f"the {LINE_LENGTH} that fit a printed page (pyproject.toml's line-length)"
+                for k, line in enumerate(f.body)
+                if len(line) > LINE_LENGTH
+            ]
     return problems
 
 

@@ -20,9 +20,9 @@ import yaml
 from mkdocs.exceptions import PluginError
 
 from scripts import ROOT
-from scripts.build import execute
-from scripts.build.cache import environment_fingerprint
 from scripts.checks.site import build_site
+from scripts.hooks import execute
+from scripts.hooks.cache import environment_fingerprint
 from snippets.figure_style import MIN_TEXT_PX, PHONE_COLUMN_PX, THEMES, render_svg, smallest_text_px
 
 #: The snippets packages that have figures: ``lookup_tables``, ``sparsity``, ...
@@ -80,8 +80,11 @@ def test_clip_paths_are_numbered_not_hashed():
     assert b'<clipPath id="clip0">' in svg and not re.search(rb'id="p[0-9a-f]{10}"', svg)
     a = b'<clipPath id="p0123456789"><rect/></clipPath><g clip-path="url(#p0123456789)"/>'
     b = b'<clipPath id="pabcdefabcd"><rect/></clipPath><g clip-path="url(#pabcdefabcd)"/>'
-    assert numbered_clip_ids(a) == numbered_clip_ids(b) == (
-        b'<clipPath id="clip0"><rect/></clipPath><g clip-path="url(#clip0)"/>')
+    assert (
+        numbered_clip_ids(a)
+        == numbered_clip_ids(b)
+        == (b'<clipPath id="clip0"><rect/></clipPath><g clip-path="url(#clip0)"/>')
+    )
 
 
 def test_serve_cache_key_follows_the_sources_a_figure_can_depend_on(tmp_path):
@@ -116,11 +119,19 @@ def test_the_environment_is_the_same_in_every_process(tmp_path):
     setuptools is imported it finds the distributions setuptools vendors."""
     import subprocess
 
-    code = "from scripts.build.cache import environment_fingerprint as f; print(f(), end='')"
-    seen = {subprocess.run([sys.executable, "-c", first + code], cwd=cwd, capture_output=True,
-                           text=True, check=True, env={**os.environ, "PYTHONPATH": str(ROOT)}
-                           ).stdout
-            for cwd in [ROOT, tmp_path] for first in ["", "import setuptools; "]}
+    code = "from scripts.hooks.cache import environment_fingerprint as f; print(f(), end='')"
+    seen = {
+        subprocess.run(
+            [sys.executable, "-c", first + code],
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        ).stdout
+        for cwd in [ROOT, tmp_path]
+        for first in ["", "import setuptools; "]
+    }
     assert len(seen) == 1, "the fingerprint differs between processes of one environment"
     lines = seen.pop().splitlines()[1:]
     assert len(lines) == len(set(lines)) and any(ln.startswith("torch==") for ln in lines)
@@ -143,7 +154,7 @@ def test_figure_names_are_read_without_importing(tmp_path):
 
 #: A figure module for the minimal projects below: one figure, and a line in ``calls.log`` (outside
 #: ``snippets/``, so that it is no input of the cache key) each time it is drawn.
-FIGURE_MODULE = '''
+FIGURE_MODULE = """
 from pathlib import Path
 
 from snippets.figure_style import Theme, new_figure
@@ -158,7 +169,7 @@ def {name}(theme: Theme):
     fig.text(0.5, 0.5, "{text}", color=theme.fg)
     {body}
     return fig
-'''
+"""
 
 
 def minimal_project(tmp_path, modules: dict[str, str]):
@@ -177,11 +188,15 @@ def minimal_project(tmp_path, modules: dict[str, str]):
         (project / "snippets" / package).mkdir()
         (project / "snippets" / package / "__init__.py").write_text("")
         (project / "snippets" / package / "figures.py").write_text(source)
-    (project / "mkdocs.yml").write_text(yaml.safe_dump({
-        "site_name": "figures",
-        "strict": True,
-        "hooks": [str(ROOT / "scripts" / "build" / "execute_stage.py")],
-    }))
+    (project / "mkdocs.yml").write_text(
+        yaml.safe_dump(
+            {
+                "site_name": "figures",
+                "strict": True,
+                "hooks": [str(ROOT / "scripts" / "build" / "execute_stage.py")],
+            }
+        )
+    )
     return project
 
 
@@ -204,10 +219,12 @@ def test_a_build_draws_only_the_modules_whose_sources_changed(tmp_path):
         return {p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*.svg")}
 
     first = build(1)
-    assert sorted(first) == sorted(f"{p}/{n}-{t.name}.svg" for p, n in [("one", "first"),
-                                   ("two", "second")] for t in THEMES)
+    assert sorted(first) == sorted(
+        f"{p}/{n}-{t.name}.svg" for p, n in [("one", "first"), ("two", "second")] for t in THEMES
+    )
     assert sorted(calls.read_text().split("\n")[:-1]) == sorted(
-        f"{n} {t.name}" for n in ("first", "second") for t in THEMES)
+        f"{n} {t.name}" for n in ("first", "second") for t in THEMES
+    )
     assert len(list((project / ".cache" / "figures").iterdir())) == 2
 
     calls.unlink()
@@ -237,11 +254,13 @@ def test_a_broken_figure_script_fails_the_build_naming_it(tmp_path):
 
 
 def test_every_figure_links_to_its_own_file_once():
-    from scripts.build.page_html import FIGURE_TITLE, rewrite
+    from scripts.hooks.page_html import FIGURE_TITLE, rewrite
 
-    page = ('<figure><p><img alt="A" loading="lazy" src="figures/x/a-light.svg#only-light" />'
-            '<img alt="A" loading="lazy" src="figures/x/a-dark.svg#only-dark" /></p></figure>'
-            '<p><img alt="logo" src="logo.svg" /> <img alt="photo" src="p.png#only-light" /></p>')
+    page = (
+        '<figure><p><img alt="A" loading="lazy" src="figures/x/a-light.svg#only-light" />'
+        '<img alt="A" loading="lazy" src="figures/x/a-dark.svg#only-dark" /></p></figure>'
+        '<p><img alt="logo" src="logo.svg" /> <img alt="photo" src="p.png#only-light" /></p>'
+    )
     linked = rewrite(page, None, {})
     assert linked.count("<a ") == 2, linked
     link = f'<a class="figure-full" href="figures/x/a-light.svg" title="{FIGURE_TITLE}">'

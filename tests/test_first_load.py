@@ -99,8 +99,10 @@ class FirstLoad:
 
 
 def table_header() -> str:
-    return ("| Page | " + " | ".join(f"{c} (bytes)" for c in COLUMNS) + " |\n"
-            "|---|" + "---:|" * len(COLUMNS))
+    return (
+        "| Page | " + " | ".join(f"{c} (bytes)" for c in COLUMNS) + " |\n"
+        "|---|" + "---:|" * len(COLUMNS)
+    )
 
 
 @pytest.fixture(scope="session")
@@ -119,13 +121,16 @@ def measure(browser, base_url: str, page: str) -> FirstLoad:
     the index). Raises Playwright's ``TimeoutError`` when no search index is requested.
     """
     origin = base_url.rstrip("/")
-    context = browser.new_context(viewport={"width": 412, "height": 823},
-                                  service_workers="block")
+    context = browser.new_context(viewport={"width": 412, "height": 823}, service_workers="block")
     context.set_default_timeout(TIMEOUT_MS)
     # Nothing leaves the machine: a request to another host is aborted (the browser test reports
     # such requests), and the browser's flags make every host name unresolvable anyway.
-    context.route("**/*", lambda route: route.continue_()
-                  if route.request.url.startswith(origin + "/") else route.abort())
+    context.route(
+        "**/*",
+        lambda route: (
+            route.continue_() if route.request.url.startswith(origin + "/") else route.abort()
+        ),
+    )
     load = FirstLoad()
     tab = context.new_page()
 
@@ -136,7 +141,8 @@ def measure(browser, base_url: str, page: str) -> FirstLoad:
     tab.on("response", received)
     try:
         with tab.expect_response(
-                lambda r: urlparse(r.url).path.endswith("/search/search_index.json")):
+            lambda r: urlparse(r.url).path.endswith("/search/search_index.json")
+        ):
             tab.goto(base_url + page_url_path(page), wait_until="load")
         tab.wait_for_load_state("networkidle")
     finally:
@@ -160,7 +166,8 @@ def test_a_home_pages_first_load_stays_within_the_budget(page, first_load):
     assert not load.unsized, f"{page}: responses without a Content-Length: {load.unsized}"
     assert load.total <= BUDGET_BYTES, (
         f"{page}: first load {load.total:,} bytes, over the budget of {BUDGET_BYTES:,} "
-        f"by {load.total - BUDGET_BYTES:,} ({load.parts})")
+        f"by {load.total - BUDGET_BYTES:,} ({load.parts})"
+    )
 
 
 @pytest.mark.audit
@@ -171,7 +178,8 @@ def test_a_chinese_page_loads_no_more_than_its_english_page(page, first_load):
     chinese, english = first_load(f"zh/{page}"), first_load(page)
     assert chinese.total <= english.total, (
         f"zh/{page}: first load {chinese.total:,} bytes, {chinese.total - english.total:,} more "
-        f"than the English page's {english.total:,} ({chinese.parts} against {english.parts})")
+        f"than the English page's {english.total:,} ({chinese.parts} against {english.parts})"
+    )
 
 
 @pytest.mark.audit
@@ -181,7 +189,8 @@ def test_each_language_loads_only_its_own_search_index(page, first_load, record_
     load = first_load(page)
     record_property(TABLE_PROPERTY, load.row(page))
     assert load.indexes == {INDEX_PATHS[language(page)]}, (
-        f"{page} loaded {sorted(load.indexes)}, not only {INDEX_PATHS[language(page)]}")
+        f"{page} loaded {sorted(load.indexes)}, not only {INDEX_PATHS[language(page)]}"
+    )
 
 
 def test_the_measure_counts_what_it_claims_to():
@@ -189,14 +198,18 @@ def test_the_measure_counts_what_it_claims_to():
     the rest left out of the total but listed."""
     load = FirstLoad()
     for resource_type, url, size in [
-        ("document", "http://h/zh/", 30_000), ("stylesheet", "http://h/a.css", 20_000),
-        ("script", "http://h/bundle.js", 35_000), ("script", "http://h/worker.js", 12_000),
+        ("document", "http://h/zh/", 30_000),
+        ("stylesheet", "http://h/a.css", 20_000),
+        ("script", "http://h/bundle.js", 35_000),
+        ("script", "http://h/worker.js", 12_000),
         ("xhr", "http://h/zh/search/search_index.json", 80_000),
-        ("xhr", "http://h/sitemap.xml", 700), ("image", "http://h/f.svg", 2_000),
+        ("xhr", "http://h/sitemap.xml", 700),
+        ("image", "http://h/f.svg", 2_000),
     ]:
         load.add(resource_type, url, size)
     assert load.parts == {"html": 30_000, "css": 20_000, "js": 47_000, "index": 80_000}
     assert (load.total, load.not_counted) == (177_000, 2_700)
     assert load.indexes == {"/zh/search/search_index.json"}
     assert load.row("zh/x.md") == (
-        "| zh/x.md | 30,000 | 20,000 | 47,000 | 80,000 | 177,000 | 2,700 |")
+        "| zh/x.md | 30,000 | 20,000 | 47,000 | 80,000 | 177,000 | 2,700 |"
+    )

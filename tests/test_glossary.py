@@ -18,8 +18,8 @@ from bs4 import BeautifulSoup
 from mkdocs.exceptions import PluginError
 
 from scripts import ROOT
-from scripts.build.page_html import glossary_terms, rewrite
 from scripts.checks.site import html_of, nav_pages
+from scripts.hooks.page_html import glossary_terms, rewrite
 from tests.built_pages import parsed, scanned
 
 GLOSSARY = ROOT / "snippets" / "glossary.md"
@@ -37,7 +37,8 @@ def glossary_entries(soup: BeautifulSoup) -> dict[str, tuple[str, list[str]]]:
         links = [a["href"] for a in dd.find_all("a", href=True)]
         text = "".join(
             part.get_text() if hasattr(part, "get_text") else str(part)
-            for part in (dd.p or dd).contents if getattr(part, "name", None) != "a"
+            for part in (dd.p or dd).contents
+            if getattr(part, "name", None) != "a"
         )
         entries[dt.get_text().strip()] = (" ".join(text.split()), links)
     return entries
@@ -59,12 +60,27 @@ def missing_targets(site: Path, page: str, hrefs: list[str]) -> list[str]:
 
 def test_glossary_file_is_only_definitions_and_appended_to_every_page():
     terms = glossary_terms(GLOSSARY)
-    for required in ["num_embeddings", "embedding_dim", "one-hot", "gather", "scatter-add", "COO",
-                     "CSR", "offsets", "indptr", "bag", "contextual embedding", "weight tying"]:
+    for required in [
+        "num_embeddings",
+        "embedding_dim",
+        "one-hot",
+        "gather",
+        "scatter-add",
+        "COO",
+        "CSR",
+        "offsets",
+        "indptr",
+        "bag",
+        "contextual embedding",
+        "weight tying",
+    ]:
         assert required in terms, f"{required} is missing from {GLOSSARY.name}"
     config = yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=yaml.BaseLoader)
-    snippets = next(e["pymdownx.snippets"] for e in config["markdown_extensions"]
-                    if isinstance(e, dict) and "pymdownx.snippets" in e)
+    snippets = next(
+        e["pymdownx.snippets"]
+        for e in config["markdown_extensions"]
+        if isinstance(e, dict) and "pymdownx.snippets" in e
+    )
     assert snippets["auto_append"] == [GLOSSARY.relative_to(ROOT).as_posix()]
     assert "content.tooltips" in config["theme"]["features"]
 
@@ -101,8 +117,10 @@ def test_code_terms_get_a_tooltip_outside_the_code():
 
 
 def test_only_the_first_use_of_a_term_keeps_its_tooltip():
-    html = ('<p><abbr title="t">bag</abbr> <abbr title="c"><code>CSR</code></abbr> '
-            '<abbr title="t">bag</abbr> <abbr title="c"><code>CSR</code></abbr></p>')
+    html = (
+        '<p><abbr title="t">bag</abbr> <abbr title="c"><code>CSR</code></abbr> '
+        '<abbr title="t">bag</abbr> <abbr title="c"><code>CSR</code></abbr></p>'
+    )
     assert rewrite(html, None, {}) == (
         '<p><abbr title="t">bag</abbr> <abbr title="c"><code>CSR</code></abbr> bag '
         "<code>CSR</code></p>"
@@ -121,7 +139,8 @@ def test_no_tooltip_inside_code(site):
     inside = [
         f"{page}: {abbr.text!r}"
         for page in nav_pages()
-        for abbr in scanned(html_of(site, page)).abbrs if abbr.in_code
+        for abbr in scanned(html_of(site, page)).abbrs
+        if abbr.in_code
     ]
     assert not inside, "\n".join(inside)
 

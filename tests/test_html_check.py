@@ -16,16 +16,32 @@ from scripts.checks.html_check import Message, check, ensure_checker, messages
 
 def test_theme_errors_are_told_apart_from_the_sites(tmp_path):
     site = tmp_path / "site"
-    report = {"messages": [
-        {"type": "error", "url": f"file:{site}/a/index.html", "lastLine": 12,
-         "message": "Bad value “” for attribute “tabindex” on element “label”: The empty string "
-                    "is not a valid integer."},
-        {"type": "error", "url": f"file:{site}/index.html", "lastLine": 3,
-         "message": "Attribute “autocomplete” is only allowed when the input type is “color”."},
-        {"type": "error", "url": f"file:{site}/b/index.html", "lastLine": 40,
-         "message": "Duplicate ID “x”."},
-        {"type": "info", "url": f"file:{site}/b/index.html", "message": "Trailing slash."},
-    ]}
+    report = {
+        "messages": [
+            {
+                "type": "error",
+                "url": f"file:{site}/a/index.html",
+                "lastLine": 12,
+                "message": "Bad value “” for attribute “tabindex” on element “label”: "
+                "The empty string is not a valid integer.",
+            },
+            {
+                "type": "error",
+                "url": f"file:{site}/index.html",
+                "lastLine": 3,
+                "message": (
+                    "Attribute “autocomplete” is only allowed when the input type is “color”."
+                ),
+            },
+            {
+                "type": "error",
+                "url": f"file:{site}/b/index.html",
+                "lastLine": 40,
+                "message": "Duplicate ID “x”.",
+            },
+            {"type": "info", "url": f"file:{site}/b/index.html", "message": "Trailing slash."},
+        ]
+    }
     found = messages(report, site)
     assert [m.file for m in found] == ["a/index.html", "index.html", "b/index.html"]
     assert [m.theme_source() is not None for m in found] == [True, True, False]
@@ -47,8 +63,10 @@ def test_the_nu_checker_finds_no_error_the_site_makes(site):
     failed when ``REQUIRE_BROWSER`` is set, as in CI."""
     missing = [tool for tool in ("java", "npm") if shutil.which(tool) is None]
     if missing:
-        message = f"the Nu HTML checker needs {' and '.join(missing)} (apt-get install " \
-                  "default-jre-headless npm)"
+        message = (
+            f"the Nu HTML checker needs {' and '.join(missing)} (apt-get install "
+            "default-jre-headless npm)"
+        )
         if os.environ.get("REQUIRE_BROWSER"):
             pytest.fail(message)
         pytest.skip(message)

@@ -22,8 +22,8 @@ from scripts.checks.site import CHROMIUM_ARGS, nav_pages, page_slug, page_url_pa
 
 
 @pytest.mark.parametrize(
-    "index,expected", [(100, 1.0), (150, 1.0), (800, 2.0), (1050, 2.5), (1300, 3.0),
-                       (1533, 4.0), (2500, 4.0)]
+    "index,expected",
+    [(100, 1.0), (150, 1.0), (800, 2.0), (1050, 2.5), (1300, 3.0), (1533, 4.0), (2500, 4.0)],
 )
 def test_cpu_slowdown_follows_lighthouse_calculator_capped_at_its_default(index, expected):
     assert calibrated_multiplier(index) == pytest.approx(expected, abs=0.01)
@@ -31,16 +31,23 @@ def test_cpu_slowdown_follows_lighthouse_calculator_capped_at_its_default(index,
 
 def test_page_slugs_are_file_names():
     assert [page_slug(p) for p in ["index.md", "lookup-tables.md", "notebooks/intro.ipynb"]] == [
-        "index", "lookup-tables", "notebooks__intro"]
+        "index",
+        "lookup-tables",
+        "notebooks__intro",
+    ]
 
 
 def test_failing_audits_lists_only_weighted_audits_that_fell_short():
     lhr = {
-        "categories": {"seo": {"auditRefs": [
-            {"id": "meta-description", "weight": 1},
-            {"id": "canonical", "weight": 1},
-            {"id": "structured-data", "weight": 0},
-        ]}},
+        "categories": {
+            "seo": {
+                "auditRefs": [
+                    {"id": "meta-description", "weight": 1},
+                    {"id": "canonical", "weight": 1},
+                    {"id": "structured-data", "weight": 0},
+                ]
+            }
+        },
         "audits": {
             "meta-description": {"score": 0, "title": "No meta description"},
             "canonical": {"score": 1, "title": "Canonical is valid"},
@@ -56,7 +63,8 @@ def test_every_page_is_audited_in_both_languages():
     english = nav_pages()
     assert pages == english + [f"zh/{page}" for page in english]
     assert {page_url_path(page) for page in pages if page.startswith("zh/")} == {
-        "zh/" + page_url_path(page) for page in english}
+        "zh/" + page_url_path(page) for page in english
+    }
     assert page_slug("zh/index.md") == "zh"
     assert page_slug("zh/lookup-tables.md") == "zh__lookup-tables"
 
@@ -67,17 +75,25 @@ def test_a_flag_value_with_spaces_is_quoted_after_its_equals_sign():
     assert quote_flag("--headless=new") == "--headless=new"
 
 
-@pytest.mark.skipif(not (LIGHTHOUSE_DIR / "node_modules" / "lighthouse").is_dir()
-                    or shutil.which("node") is None,
-                    reason="needs Lighthouse installed in .ci/lighthouse (npm ci) and Node.js")
+@pytest.mark.skipif(
+    not (LIGHTHOUSE_DIR / "node_modules" / "lighthouse").is_dir() or shutil.which("node") is None,
+    reason="needs Lighthouse installed in .ci/lighthouse (npm ci) and Node.js",
+)
 def test_lighthouse_passes_every_browser_flag_to_chrome_unchanged():
     """Lighthouse's own parser of ``--chrome-flags`` gives back each flag as written, the
     no-network host rules (which hold spaces) included."""
-    script = ("import {parseChromeFlags} from './cli/run.js';"
-              "console.log(JSON.stringify(parseChromeFlags(process.env.FLAGS)));")
-    proc = subprocess.run(["node", "--input-type=module", "-e", script],
-                          env={**os.environ, "FLAGS": chrome_flags()},
-                          cwd=LIGHTHOUSE_DIR / "node_modules" / "lighthouse",
-                          capture_output=True, text=True, check=True, timeout=60)
+    script = (
+        "import {parseChromeFlags} from './cli/run.js';"
+        "console.log(JSON.stringify(parseChromeFlags(process.env.FLAGS)));"
+    )
+    proc = subprocess.run(
+        ["node", "--input-type=module", "-e", script],
+        env={**os.environ, "FLAGS": chrome_flags()},
+        cwd=LIGHTHOUSE_DIR / "node_modules" / "lighthouse",
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
     parsed = json.loads(proc.stdout.strip().splitlines()[-1])
-    assert parsed[:len(CHROMIUM_ARGS) + 1] == ["--headless=new", *CHROMIUM_ARGS]
+    assert parsed[: len(CHROMIUM_ARGS) + 1] == ["--headless=new", *CHROMIUM_ARGS]

@@ -1,4 +1,4 @@
-"""The build's Markdown reader (``scripts/build/markdown_blocks.py``) finds the blocks that
+"""The build's Markdown reader (``scripts/hooks/markdown_blocks.py``) finds the blocks that
 pytest-codeblocks collects, with the same code, line, info string and expected output, on every
 page, so the torch matrix's notes know a page's checks without importing pytest in the build."""
 
@@ -12,11 +12,17 @@ import pytest
 from pytest_codeblocks.main import extract_from_buffer
 
 from scripts import ROOT
-from scripts.build.markdown_blocks import code_blocks, flatten
+from scripts.hooks.markdown_blocks import code_blocks, flatten
 
-PAGES = sorted(p.relative_to(ROOT).as_posix() for p in [
-    *(ROOT / "docs").rglob("*.md"), *(ROOT / "snippets").rglob("*.md"),
-    ROOT / "README.md", ROOT / "CONTRIBUTING.md"])
+PAGES = sorted(
+    p.relative_to(ROOT).as_posix()
+    for p in [
+        *(ROOT / "docs").rglob("*.md"),
+        *(ROOT / "snippets").rglob("*.md"),
+        ROOT / "README.md",
+        ROOT / "CONTRIBUTING.md",
+    ]
+)
 
 #: Corners: an indented block with an empty line (pytest-codeblocks drops it), a continued block,
 #: an expected output, a tilde fence (not collected), a longer closing fence, a block in a list.
@@ -65,8 +71,10 @@ inside
 
 
 def collected(text: str) -> list[tuple]:
-    return [(b.code, b.lineno, b.syntax, b.expected_output)
-            for b in extract_from_buffer(io.StringIO(text))]
+    return [
+        (b.code, b.lineno, b.syntax, b.expected_output)
+        for b in extract_from_buffer(io.StringIO(text))
+    ]
 
 
 def read(text: str) -> list[tuple]:
@@ -92,9 +100,12 @@ def test_flattening_keeps_every_line_on_its_number():
 
 
 def test_the_build_imports_no_pytest():
-    code = ("import sys; import scripts.build.hook; "
-            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pytest', '_pytest', "
-            "'pytest_codeblocks')))")
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
-                         check=True).stdout
+    code = (
+        "import sys; import scripts.hooks.hook; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pytest', '_pytest', "
+        "'pytest_codeblocks')))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout
     assert out.strip() == "[]"

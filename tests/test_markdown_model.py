@@ -22,7 +22,7 @@ from tests.markdown_model import (
     read_exercises,
 )
 
-PAGE = '''# Title
+PAGE = """# Title
 
 ## Section { #custom-id }
 
@@ -44,7 +44,7 @@ x = 1
 ```text
 --8<-- "snippets/a.out:2:3"
 ```
-'''
+"""
 
 
 def test_includes_in_both_quote_styles_with_regions_and_line_ranges():
@@ -56,7 +56,7 @@ def test_includes_in_both_quote_styles_with_regions_and_line_ranges():
     assert include_of("--8<-- 'f.out:3:'") == Include("f.out:3:", "f.out", start=3)
     assert include_of('--8<-- "whole.py"') == Include("whole.py", "whole.py")
     assert include_of('text --8<-- "x.py"') is None
-    assert include_of('--8<-- "x.py\'') is None  # quotes must match
+    assert include_of("--8<-- \"x.py'") is None  # quotes must match
 
 
 def test_included_text_takes_regions_and_line_ranges(tmp_path):
@@ -88,14 +88,18 @@ def test_headings_and_claims_outside_fences_only():
 
 
 def test_exercises_are_read_from_the_last_section():
-    text = ("## Exercises\n\n### Exercise 1: One\n\n*Warm-up.* Do it.\n\n"
-            '??? success "Solution"\n\n    ```python\n    assert True\n    ```\n\n'
-            "### Exercise 2: Two\n\nNo kind.\n")
+    text = (
+        "## Exercises\n\n### Exercise 1: One\n\n*Warm-up.* Do it.\n\n"
+        '??? success "Solution"\n\n    ```python\n    assert True\n    ```\n\n'
+        "### Exercise 2: Two\n\nNo kind.\n"
+    )
     found, problems = read_exercises(text.splitlines())
     assert [(e.number, e.title, e.kind) for e in found] == [(1, "One", "Warm-up"), (2, "Two", None)]
     assert found[0].solutions == [(7, 11)]
-    assert problems == ["line 13: Exercise 2's statement does not open with its kind in italics "
-                        "('*Warm-up.*', '*Predict the output.*', '*Find the bug.*', …)"]
+    assert problems == [
+        "line 13: Exercise 2's statement does not open with its kind in italics "
+        "('*Warm-up.*', '*Predict the output.*', '*Find the bug.*', …)"
+    ]
 
 
 #: What only the model may hold in a regular expression: a fence, an include, a region marker
@@ -109,13 +113,24 @@ def regex_literals(path: Path) -> list[tuple[int, str]]:
     ``path``."""
     found = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                and isinstance(node.func.value, ast.Name) and node.func.value.id == "re"
-                and node.func.attr in REGEX_CALLS and node.args):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and isinstance(node.func.value, ast.Name)
+            and node.func.value.id == "re"
+            and node.func.attr in REGEX_CALLS
+            and node.args
+        ):
             first = node.args[0]
-            parts = [first] if isinstance(first, ast.Constant) else (
-                [v for v in first.values if isinstance(v, ast.Constant)]
-                if isinstance(first, ast.JoinedStr) else [])
+            parts = (
+                [first]
+                if isinstance(first, ast.Constant)
+                else (
+                    [v for v in first.values if isinstance(v, ast.Constant)]
+                    if isinstance(first, ast.JoinedStr)
+                    else []
+                )
+            )
             text = "".join(str(p.value) for p in parts)
             if text:
                 found.append((node.lineno, text))
@@ -137,17 +152,22 @@ def second_parsers(files: list[Path]) -> list[str]:
         rel = path.relative_to(ROOT).as_posix()
         for line, pattern in regex_literals(path):
             if any(token in pattern for token in MARKDOWN_SYNTAX) and not any(
-                    rel == where and pattern.startswith(start) for where, start in NOT_A_PAGE):
+                rel == where and pattern.startswith(start) for where, start in NOT_A_PAGE
+            ):
                 found.append(f"{rel}:{line}: {pattern}")
     return found
 
 
 def test_no_second_fence_include_or_heading_pattern_in_the_tree():
-    files = [p for folder in ("scripts", "tests", "snippets") for p in (ROOT / folder).rglob("*.py")
-             if p.name not in ("markdown_model.py", "test_markdown_model.py")]
-    assert not second_parsers(files), (
-        "read pages through tests/markdown_model.py:\n" +
-        "\n".join(second_parsers(files)))
+    files = [
+        p
+        for folder in ("scripts", "tests", "snippets")
+        for p in (ROOT / folder).rglob("*.py")
+        if p.name not in ("markdown_model.py", "test_markdown_model.py")
+    ]
+    assert not second_parsers(files), "read pages through tests/markdown_model.py:\n" + "\n".join(
+        second_parsers(files)
+    )
 
 
 def test_the_guard_finds_a_second_include_pattern(tmp_path):

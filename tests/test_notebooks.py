@@ -1,7 +1,7 @@
 """Notebooks are stored clean, run as tests, and fail the site build when a cell fails.
 
 Each notebook under ``docs/`` is a page of the site. The build's execute stage
-(``scripts/build/execute.py``) runs it before any page renders, and mkdocs-jupyter renders the
+(``scripts/hooks/execute.py``) runs it before any page renders, and mkdocs-jupyter renders the
 executed copy (``execute: false``): a failing cell fails the build. The audits (``python -m pytest
 -m
 audit``) execute every notebook once more in a kernel of its own and compare the copy with the
@@ -23,9 +23,9 @@ import pytest
 import yaml
 
 from scripts import ROOT
-from scripts.build import execute
-from scripts.build import notebooks as hook
 from scripts.checks.site import build_site, nav_pages
+from scripts.hooks import execute
+from scripts.hooks import notebooks as hook
 from tests.built_pages import broken_links
 from tests.test_site import first_differences
 
@@ -36,8 +36,11 @@ def _notebooks(root: Path) -> list[Path]:
     entered at all, so the gigabytes of the virtual environments cost nothing."""
     found = []
     for folder, subfolders, files in os.walk(root):
-        subfolders[:] = [d for d in subfolders if not d.startswith(".")
-                         and not (folder == str(root) and d == "site")]
+        subfolders[:] = [
+            d
+            for d in subfolders
+            if not d.startswith(".") and not (folder == str(root) and d == "site")
+        ]
         found.extend(Path(folder, name) for name in files if name.endswith(".ipynb"))
     return sorted(found)
 
@@ -75,8 +78,11 @@ def test_notebook_is_stored_without_outputs_or_execution_counts(path):
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
 def test_every_code_cell_asserts_and_errors_are_not_allowed(path):
     """A cell that prints but asserts nothing proves nothing; execution must stop at an error."""
-    silent = [n for n, c in enumerate(_cells(path)) if c["cell_type"] == "code"
-              and "assert" not in _source(c)]
+    silent = [
+        n
+        for n, c in enumerate(_cells(path))
+        if c["cell_type"] == "code" and "assert" not in _source(c)
+    ]
     assert not silent, f"{path.name}: code cells without an assert: {silent}"
     metadata = json.loads(path.read_text(encoding="utf-8"))["metadata"]
     assert not metadata.get("execution", {}).get("allow_errors"), (
@@ -98,28 +104,44 @@ def test_a_failing_cell_fails_the_site_build(tmp_path):
     build that names the error (a minimal project, so the test takes seconds, not a full build).
     mkdocs-jupyter only renders: the build's execute stage runs the notebook."""
     config = yaml.safe_load((ROOT / "mkdocs.yml").read_text())
-    jupyter = next(p["mkdocs-jupyter"] for p in config["plugins"] if isinstance(p, dict)
-                   and "mkdocs-jupyter" in p)
+    jupyter = next(
+        p["mkdocs-jupyter"]
+        for p in config["plugins"]
+        if isinstance(p, dict) and "mkdocs-jupyter" in p
+    )
     assert jupyter["execute"] is False and jupyter["include"] == ["*.ipynb"]
     project = tmp_path / "project"
     (project / "docs").mkdir(parents=True)
-    (project / "mkdocs.yml").write_text(yaml.safe_dump({
-        "site_name": "failing cell",
-        "strict": True,
-        "theme": {"name": "material"},
-        "nav": [{"Broken": "broken.ipynb"}],
-        "plugins": [{"mkdocs-jupyter": jupyter}],
-        "hooks": [str(ROOT / "scripts" / "build" / name)
-                  for name in ("execute_stage.py", "notebooks.py")],
-    }))
+    (project / "mkdocs.yml").write_text(
+        yaml.safe_dump(
+            {
+                "site_name": "failing cell",
+                "strict": True,
+                "theme": {"name": "material"},
+                "nav": [{"Broken": "broken.ipynb"}],
+                "plugins": [{"mkdocs-jupyter": jupyter}],
+                "hooks": [
+                    str(ROOT / "scripts" / "build" / name)
+                    for name in ("execute_stage.py", "notebooks.py")
+                ],
+            }
+        )
+    )
     notebook = {
         "cells": [
             {"cell_type": "markdown", "id": "a", "metadata": {}, "source": "# Broken"},
-            {"cell_type": "code", "id": "b", "metadata": {}, "execution_count": None,
-             "outputs": [], "source": 'assert 1 + 1 == 3, "a deliberately failing cell"'},
+            {
+                "cell_type": "code",
+                "id": "b",
+                "metadata": {},
+                "execution_count": None,
+                "outputs": [],
+                "source": 'assert 1 + 1 == 3, "a deliberately failing cell"',
+            },
         ],
-        "metadata": {"kernelspec": {"name": "python3", "language": "python",
-                                    "display_name": "Python 3"}},
+        "metadata": {
+            "kernelspec": {"name": "python3", "language": "python", "display_name": "Python 3"}
+        },
         "nbformat": 4,
         "nbformat_minor": 5,
     }
@@ -179,14 +201,23 @@ def test_hook_finds_broken_links(tmp_path):
 @pytest.mark.audit
 def test_the_execute_stage_merges_a_cells_printed_chunks_into_one_output(tmp_path):
     """A cell's printed text reaches the build in chunks whose boundaries depend on timing; the
-    execute stage (``scripts/build/execute.py``) keeps one output per stream, so two builds give the
+    execute stage (``scripts/hooks/execute.py``) keeps one output per stream, so two builds give the
     same page, and no execution timestamps. The cell below sends two chunks half a second
     apart; with ``coalesce_streams`` off it gives two outputs (checked when this was written)."""
     source = tmp_path / "chunks.ipynb"
-    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
-        'import time\nprint("first", flush=True)\ntime.sleep(0.5)\nprint("second")'
-    )], metadata={"kernelspec": {"name": "python3", "language": "python",
-                                 "display_name": "Python 3"}}), source)
+    nbformat.write(
+        nbformat.v4.new_notebook(
+            cells=[
+                nbformat.v4.new_code_cell(
+                    'import time\nprint("first", flush=True)\ntime.sleep(0.5)\nprint("second")'
+                )
+            ],
+            metadata={
+                "kernelspec": {"name": "python3", "language": "python", "display_name": "Python 3"}
+            },
+        ),
+        source,
+    )
     cell = nbformat.reads(execute.executed(source).decode(), as_version=4).cells[0]
     assert [o["text"] for o in cell.outputs] == ["first\nsecond\n"]
     assert "execution" not in cell.metadata
@@ -199,9 +230,17 @@ def test_the_execute_stage_kills_a_kernel_when_its_cells_are_done(tmp_path, monk
     A kernel's ``atexit`` hook runs only on a graceful exit (checked with ``shutdown_kernel``
     ``graceful``: the file was written)."""
     source, witness = tmp_path / "exit.ipynb", tmp_path / "exited-gracefully"
-    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
-        f"import atexit, pathlib\natexit.register(pathlib.Path({str(witness)!r}).touch)"
-    )], metadata={"kernelspec": {"name": "python3", "display_name": "Python 3"}}), source)
+    nbformat.write(
+        nbformat.v4.new_notebook(
+            cells=[
+                nbformat.v4.new_code_cell(
+                    f"import atexit, pathlib\natexit.register(pathlib.Path({str(witness)!r}).touch)"
+                )
+            ],
+            metadata={"kernelspec": {"name": "python3", "display_name": "Python 3"}},
+        ),
+        source,
+    )
     execute.executed(source)
     assert not witness.exists()
     monkeypatch.setitem(execute.SETTINGS, "shutdown_kernel", "graceful")
@@ -212,11 +251,17 @@ def test_the_execute_stage_kills_a_kernel_when_its_cells_are_done(tmp_path, monk
 @pytest.mark.audit
 def test_a_failing_cell_fails_the_execute_stage_naming_the_notebook(tmp_path):
     source = tmp_path / "broken.ipynb"
-    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
-        "raise ValueError('on purpose')")], metadata={"kernelspec": {
-        "name": "python3", "display_name": "Python 3"}}), source)
-    with pytest.raises(execute.NotebookFailed,
-                       match=r"broken\.ipynb: (.|\n)*ValueError: on purpose\nraise ValueError"):
+    nbformat.write(
+        nbformat.v4.new_notebook(
+            cells=[nbformat.v4.new_code_cell("raise ValueError('on purpose')")],
+            metadata={"kernelspec": {"name": "python3", "display_name": "Python 3"}},
+        ),
+        source,
+    )
+    with pytest.raises(
+        execute.NotebookFailed,
+        match=r"broken\.ipynb: (.|\n)*ValueError: on purpose\nraise ValueError",
+    ):
         execute.executed(source)
 
 
@@ -237,11 +282,11 @@ def test_a_notebook_executed_again_gives_the_same_copy(page, site, tmp_path):
 
 def test_a_notebook_page_is_dated_like_the_other_pages(site):
     """A notebook page is rendered from its executed copy, which git does not track, so its "Last
-    update" comes from scripts/build/execute_stage.py, not from git-revision-date-localized: for
+    update" comes from scripts/hooks/execute_stage.py, not from git-revision-date-localized: for
     an article, that function gives exactly the plugin's markup; for a notebook, the page shows
     the date of the committed notebook's last commit."""
-    from scripts.build.execute_stage import revision_date
     from scripts.checks.site import html_of
+    from scripts.hooks.execute_stage import revision_date
 
     article = html_of(site, "lookup-tables.md").read_text(encoding="utf-8")
     assert revision_date(ROOT / "docs" / "lookup-tables.md") in article
@@ -252,7 +297,7 @@ def test_a_notebook_page_is_dated_like_the_other_pages(site):
 
 def test_prune_spares_what_a_concurrent_build_may_use(tmp_path):
     """Only folders that are unused, finished (no leading dot) and an hour old are deleted."""
-    from scripts.build.cache import PRUNE_AFTER_S, prune
+    from scripts.hooks.cache import PRUNE_AFTER_S, prune
 
     names = ["kept", "recent", "old", ".half-written.tmp"]
     for name in names:
@@ -268,7 +313,7 @@ def test_an_article_download_is_made_again_when_its_converter_changes(tmp_path):
     """The key of an article's download covers the code that converts it, not only the page."""
     import shutil
 
-    from scripts.build.article_notebooks import CONVERTER, article_key
+    from scripts.hooks.article_notebooks import CONVERTER, article_key
 
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "page.md").write_text("# Page\n")

@@ -45,8 +45,10 @@ def make_site(root: Path, generator: str) -> Path:
 
 @pytest.fixture
 def sites(tmp_path) -> tuple[Path, Path]:
-    return (make_site(tmp_path / "mk", "mkdocs-1.6.1"),
-            make_site(tmp_path / "pd", "mkdocs-ProperDocs 1.6.7"))
+    return (
+        make_site(tmp_path / "mk", "mkdocs-1.6.1"),
+        make_site(tmp_path / "pd", "mkdocs-ProperDocs 1.6.7"),
+    )
 
 
 def test_same_site_from_two_generators_has_no_difference(sites):
@@ -82,8 +84,7 @@ def test_a_changed_search_index_location_is_reported(sites):
 
 def test_a_figure_with_other_bytes_is_reported(sites):
     (sites[1] / "figures" / "guide" / "table-light.svg").write_bytes(b"<svg>2</svg>\n")
-    assert compare_sites(*sites, PAGES, NAMES) == [
-        "figures: figures/guide/table-light.svg differs"]
+    assert compare_sites(*sites, PAGES, NAMES) == ["figures: figures/guide/table-light.svg differs"]
 
 
 def test_external_links_are_not_compared(sites):
@@ -92,19 +93,31 @@ def test_external_links_are_not_compared(sites):
     assert compare_sites(*sites, PAGES, NAMES) == []
 
 
-@pytest.mark.parametrize("url,internal", [
-    ("../", True), ("#setup", True), ("figures/a-light.svg", True), ("?q=1", True),
-    ("https://pytorch.org/", False), ("//cdn.example/x.js", False), ("mailto:a@b.c", False),
-    ("data:image/png;base64,AAAA", False),
-])
+@pytest.mark.parametrize(
+    "url,internal",
+    [
+        ("../", True),
+        ("#setup", True),
+        ("figures/a-light.svg", True),
+        ("?q=1", True),
+        ("https://pytorch.org/", False),
+        ("//cdn.example/x.js", False),
+        ("mailto:a@b.c", False),
+        ("data:image/png;base64,AAAA", False),
+    ],
+)
 def test_internal_urls_are_relative_urls_and_fragments(url, internal):
     assert is_internal(url) is internal
 
 
 def test_internal_links_reads_href_and_src():
     html = PAGE.format(generator="x")
-    assert internal_links(html) == {"../assets/main.css", "../", "#setup",
-                                    "../figures/guide/table-light.svg"}
+    assert internal_links(html) == {
+        "../assets/main.css",
+        "../",
+        "#setup",
+        "../figures/guide/table-light.svg",
+    }
 
 
 @pytest.mark.audit

@@ -29,26 +29,32 @@ def test_the_short_answer_has_at_most_60_words(page):
     answer = read_prose(page).answer
     assert words(answer) <= ANSWER_WORDS, (
         f"docs/{page}: the short answer has {words(answer)} words (at most {ANSWER_WORDS}); "
-        f"move its conditions into the section that proves them and link there:\n{answer}")
+        f"move its conditions into the section that proves them and link there:\n{answer}"
+    )
 
 
 @pytest.mark.parametrize("page", PAGES)
 def test_no_sentence_has_more_than_50_words(page):
     found = long_sentences(page, SENTENCE_WORDS)
-    assert not found, (f"docs/{page}: {len(found)} sentences over {SENTENCE_WORDS} words; "
-                       "split them:\n" + "\n".join(found))
+    assert not found, (
+        f"docs/{page}: {len(found)} sentences over {SENTENCE_WORDS} words; "
+        "split them:\n" + "\n".join(found)
+    )
 
 
 def test_at_most_2_percent_of_the_sites_sentences_have_more_than_40_words():
-    counts = {page: (len(read_prose(page).sentences), len(long_sentences(page, LONG_WORDS)))
-              for page in PAGES}
+    counts = {
+        page: (len(read_prose(page).sentences), len(long_sentences(page, LONG_WORDS)))
+        for page in PAGES
+    }
     total = sum(n for n, _ in counts.values())
     long = sum(k for _, k in counts.values())
     worst = sorted(counts, key=lambda page: -counts[page][1])[:5]
     assert long <= LONG_SHARE * total, (
         f"{long} of {total} sentences ({long / total:.1%}) have over {LONG_WORDS} words, more "
         f"than {LONG_SHARE:.0%}; most on: "
-        + ", ".join(f"{page} ({counts[page][1]})" for page in worst))
+        + ", ".join(f"{page} ({counts[page][1]})" for page in worst)
+    )
 
 
 def test_the_reader_finds_answer_sentences_and_list_items_and_leaves_out_code_and_tables():
@@ -83,10 +89,20 @@ x = "Not prose either."
     prose = read_prose("probe.md", text)
     assert prose.answer == "Short answer. One code call. Two sentences here."
     assert prose.sentences == (
-        "Short answer.", "One code call.", "Two sentences here.", "A paragraph.", "Then a list:",
-        "a list item.", "Counted.", "an item with a list:", "inside it.",
+        "Short answer.",
+        "One code call.",
+        "Two sentences here.",
+        "A paragraph.",
+        "Then a list:",
+        "a list item.",
+        "Counted.",
+        "an item with a list:",
+        "inside it.",
         "Body of the admonition.",
-        "It is prose.", "Inside a collapsed note.", "Prose too.")
+        "It is prose.",
+        "Inside a collapsed note.",
+        "Prose too.",
+    )
     assert words("A `x` - b, c.") == 4
 
 

@@ -16,8 +16,11 @@ from scripts import ROOT
 from scripts.__main__ import COMMANDS
 
 #: Each room and the rooms its modules may import (itself included).
-MAY_IMPORT = {"build": {"build"}, "checks": {"build", "checks"},
-              "commands": {"build", "checks", "commands"}}
+MAY_IMPORT = {
+    "build": {"build"},
+    "checks": {"build", "checks"},
+    "commands": {"build", "checks", "commands"},
+}
 
 
 def modules() -> dict[str, Path]:
@@ -52,8 +55,12 @@ def graph() -> dict[str, set[str]]:
 
 
 def test_imports_point_one_way():
-    wrong = [f"{a} imports {b}" for a, deps in graph().items() for b in deps
-             if room(a) and room(b) and room(b) not in MAY_IMPORT[room(a)]]
+    wrong = [
+        f"{a} imports {b}"
+        for a, deps in graph().items()
+        for b in deps
+        if room(a) and room(b) and room(b) not in MAY_IMPORT[room(a)]
+    ]
     assert not wrong, wrong
 
 
@@ -104,29 +111,50 @@ def test_one_root_and_no_sys_path_edits():
 
 
 def test_every_command_is_a_subcommand():
-    mains = {name for name, path in modules().items()
-             if room(name) in ("checks", "commands")
-             and re.search(r"^def main\(", path.read_text(encoding="utf-8"), re.M)}
+    mains = {
+        name
+        for name, path in modules().items()
+        if room(name) in ("checks", "commands")
+        and re.search(r"^def main\(", path.read_text(encoding="utf-8"), re.M)
+    }
     assert mains == {m for m, _ in COMMANDS.values() if room(m) != "build"}
     for module, _ in COMMANDS.values():
         assert module in modules(), module
 
 
 def test_help_lists_every_subcommand_and_each_has_its_own():
-    out = subprocess.run([sys.executable, "-m", "scripts", "--help"], cwd=ROOT, text=True,
-                         capture_output=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "scripts", "--help"],
+        cwd=ROOT,
+        text=True,
+        capture_output=True,
+        check=True,
+    ).stdout
     assert all(name in out for name in COMMANDS)
-    one = subprocess.run([sys.executable, "-m", "scripts", "build-imports", "--help"], cwd=ROOT,
-                         text=True, capture_output=True, check=True).stdout
+    one = subprocess.run(
+        [sys.executable, "-m", "scripts", "build-imports", "--help"],
+        cwd=ROOT,
+        text=True,
+        capture_output=True,
+        check=True,
+    ).stdout
     assert one.startswith("usage: python -m scripts build-imports")
-    bad = subprocess.run([sys.executable, "-m", "scripts", "no-such"], cwd=ROOT, text=True,
-                         capture_output=True)
+    bad = subprocess.run(
+        [sys.executable, "-m", "scripts", "no-such"], cwd=ROOT, text=True, capture_output=True
+    )
     assert bad.returncode == 2 and "invalid choice" in bad.stderr
 
 
 #: Where a contributor or CI reads a command.
-COMMAND_TEXTS = ["README.md", "CONTRIBUTING.md", ".ci/run", *(
-    p.relative_to(ROOT).as_posix() for p in sorted((ROOT / ".github" / "workflows").glob("*.yml")))]
+COMMAND_TEXTS = [
+    "README.md",
+    "CONTRIBUTING.md",
+    ".ci/run",
+    *(
+        p.relative_to(ROOT).as_posix()
+        for p in sorted((ROOT / ".github" / "workflows").glob("*.yml"))
+    ),
+]
 
 
 @pytest.mark.parametrize("rel", COMMAND_TEXTS)

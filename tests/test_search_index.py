@@ -1,4 +1,4 @@
-"""Code blocks stay out of the search index (``scripts/build/page_html.py``); the rest of every
+"""Code blocks stay out of the search index (``scripts/hooks/page_html.py``); the rest of every
 page stays in it."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 import re
 
-from scripts.build.page_html import rewrite
 from scripts.checks.site import html_of, nav_pages, page_url_path
+from scripts.hooks.page_html import rewrite
 
 CODE_DIV = re.compile(r'<div class="(?:[^"]*\s)?highlight(?:\s[^"]*)?"[^>]*>')
 
@@ -15,7 +15,7 @@ CODE_DIV = re.compile(r'<div class="(?:[^"]*\s)?highlight(?:\s[^"]*)?"[^>]*>')
 def test_every_code_block_div_gets_the_attribute_once():
     page = (
         '<div class="language-python highlight"><pre><code>x = 1\n'
-        '</code></pre></div>'
+        "</code></pre></div>"
         '<div class="highlight"><span class="filename">a.py</span><pre><code>y</code></pre></div>'
         '<div class="highlighted">not code</div><p class="highlight">not a div</p>'
     )

@@ -46,8 +46,9 @@ def resource_urls(scan: Scan) -> list[str]:
         if tag in fetching and attrs.get("src"):
             urls.append(attrs["src"])
         if tag in fetching:
-            urls += [part.split()[0] for part in (attrs.get("srcset") or "").split(",")
-                     if part.strip()]
+            urls += [
+                part.split()[0] for part in (attrs.get("srcset") or "").split(",") if part.strip()
+            ]
         if tag == "object" and attrs.get("data"):
             urls.append(attrs["data"])
         rels = set((attrs.get("rel") or "").split())
@@ -110,25 +111,29 @@ def test_figures_come_in_light_and_dark_with_alt_text_and_caption(site):
             assert src.endswith(("-light.svg#only-light", "-dark.svg#only-dark")), (
                 f"{page}: {src} should carry its palette suffix"
             )
-            other = src.replace("-light.svg#only-light", "-dark.svg#only-dark") if "light" in src \
+            other = (
+                src.replace("-light.svg#only-light", "-dark.svg#only-dark")
+                if "light" in src
                 else src.replace("-dark.svg#only-dark", "-light.svg#only-light")
+            )
             assert soup.find("img", src=other), f"{page}: {src} has no matching variant {other}"
             figure = img.find_parent("figure")
             assert figure and figure.find("figcaption"), f"{page}: {src} has no caption"
             first = soup.find("img", src=re.compile("figures/.*#only-light$"))
             h2 = first.find_previous("h2") if first is not None else None
-            if img is first and h2 is None:  # the top figure: scripts/build/page_html.py
+            if img is first and h2 is None:  # the top figure: scripts/hooks/page_html.py
                 assert img.get("loading") is None and img.get("fetchpriority") == "high", src
                 continue
             assert img.get("loading") == "lazy", (
-                f"{page}: {src} needs {{ loading=lazy }}, or both palettes' files are downloaded")
+                f"{page}: {src} needs {{ loading=lazy }}, or both palettes' files are downloaded"
+            )
 
 
 def test_every_figure_image_has_its_svgs_size(site):
     """Each figure's ``<img>``, on every page in both languages, states its SVG's size in CSS
     pixels (``width``/``height`` of the ``<svg>``; 1pt = 4/3 px), whole pixels within half a
     pixel: the browser reserves the image's box before the image arrives, so nothing under it
-    moves (a layout shift, scripts/build/page_html.py)."""
+    moves (a layout shift, scripts/hooks/page_html.py)."""
     checked = 0
     for page in sorted(site.rglob("*.html")):
         for img in parsed(page).find_all("img"):
@@ -143,7 +148,8 @@ def test_every_figure_image_has_its_svgs_size(site):
                 px = float(length[1]) * (4 / 3 if length[2] == "pt" else 1)
                 stated = img.get(name, "")
                 assert stated.isdigit() and abs(int(stated) - px) <= 0.5, (
-                    f"{where}: {name}={stated!r}, its SVG's is {px:g} CSS px")
+                    f"{where}: {name}={stated!r}, its SVG's is {px:g} CSS px"
+                )
             checked += 1
     assert checked >= 40, f"only {checked} figure images found"
 
@@ -151,7 +157,7 @@ def test_every_figure_image_has_its_svgs_size(site):
 def test_the_site_builds_strictly_with_a_clean_log(site_build):
     """The strict build succeeds, writes nothing into docs/, and every line it prints is an INFO
     line: no warning (a broken link or anchor), no theme banner (mkdocs.yml sets
-    NO_MKDOCS_2_WARNING), no kernel warning (scripts/build/jupyter/), no torch warning. The one
+    NO_MKDOCS_2_WARNING), no kernel warning (scripts/hooks/jupyter/), no torch warning. The one
     test that fails for a bad build: the others that need the site are skipped, pointing here."""
     problems = build_problems(site_build)
     assert not problems, "\n".join(problems[:40])
@@ -163,18 +169,23 @@ def first_differences(first: bytes, second: bytes, name: str, lines: int = 6) ->
     try:
         a, b = first.decode("utf-8").splitlines(), second.decode("utf-8").splitlines()
     except UnicodeDecodeError:
-        at = next((i for i, (x, y) in enumerate(zip(first, second, strict=False)) if x != y),
-                  min(len(first), len(second)))
+        at = next(
+            (i for i, (x, y) in enumerate(zip(first, second, strict=False)) if x != y),
+            min(len(first), len(second)),
+        )
         return f"{name}: binary, {len(first)} and {len(second)} bytes, first difference at {at}"
-    diff = [ln for ln in difflib.unified_diff(a, b, f"{name} (first)", f"{name} (second)", n=0,
-                                              lineterm="")]
+    diff = [
+        ln
+        for ln in difflib.unified_diff(
+            a, b, f"{name} (first)", f"{name} (second)", n=0, lineterm=""
+        )
+    ]
     changed = [ln for ln in diff[2:] if not ln.startswith("@@")]
     return "\n".join([*diff[:2], *(ln[:200] for ln in changed[:lines])])
 
 
 def test_byte_identity_failure_shows_the_differing_lines():
-    text = first_differences(b"<p>a</p>\n<p>10:31</p>\n", b"<p>a</p>\n<p>10:32</p>\n",
-                             "page.html")
+    text = first_differences(b"<p>a</p>\n<p>10:31</p>\n", b"<p>a</p>\n<p>10:32</p>\n", "page.html")
     assert "-<p>10:31</p>" in text and "+<p>10:32</p>" in text and "<p>a</p>" not in text
     assert "first difference at 2" in first_differences(b"\x89PN\xff", b"\x89PX\xff", "f.png")
 
@@ -183,7 +194,7 @@ def test_byte_identity_failure_shows_the_differing_lines():
 def test_two_builds_of_the_same_sources_are_byte_identical(site, site_build, second_site_build):
     """A second strict build gives the same files, byte for byte: nothing depends on the clock,
     the order of a set or the process (the sitemap's dates come from the last commit, see
-    scripts/build/execute_stage.py).
+    scripts/hooks/execute_stage.py).
 
     The second build (``second_site_build`` in tests/conftest.py, started in the background as
     soon as the first is done) renders the same executed notebooks and figures: it must find
@@ -206,19 +217,23 @@ def test_two_builds_of_the_same_sources_are_byte_identical(site, site_build, sec
             )
 
     def tree(root: Path) -> dict[str, bytes]:
-        return {p.relative_to(root).as_posix(): p.read_bytes()
-                for p in sorted(root.rglob("*")) if p.is_file()}
+        return {
+            p.relative_to(root).as_posix(): p.read_bytes()
+            for p in sorted(root.rglob("*"))
+            if p.is_file()
+        }
 
     first, second = tree(site), tree(Path(again["folder"]))
     assert sorted(first) == sorted(second), set(first) ^ set(second)
     differ = [name for name in first if first[name] != second[name]]
     assert not differ, f"{len(differ)} files differ:\n" + "\n\n".join(
-        first_differences(first[n], second[n], n) for n in differ[:10])
+        first_differences(first[n], second[n], n) for n in differ[:10]
+    )
 
 
 def test_notebook_pages_are_executed_light_and_downloadable(site):
     """A notebook page shows outputs computed at build time, carries none of mkdocs-jupyter's
-    inlined stylesheets or scripts (scripts/build/notebooks.py), and its download link serves the
+    inlined stylesheets or scripts (scripts/hooks/notebooks.py), and its download link serves the
     committed notebook, byte for byte."""
     notebooks = [p for p in nav_pages() if p.endswith(".ipynb")]
     assert notebooks
@@ -245,13 +260,13 @@ def test_search_partial_override_tracks_material():
     def body(path: Path) -> str:
         return re.sub(r"\A\{#-.*?-#\}\n", "", path.read_text(encoding="utf-8"), flags=re.S)
 
-    label = ' aria-label="{{ lang.t(\'search\') }}"'
+    label = " aria-label=\"{{ lang.t('search') }}\""
     assert label in body(ours)
     assert body(ours).replace(label, "", 1) == body(theirs)
 
 
 def test_every_code_block_states_its_line_count(site):
-    """Each code block's ``--code-lines`` (scripts/build/page_html.py) is the lines it shows.
+    """Each code block's ``--code-lines`` (scripts/hooks/page_html.py) is the lines it shows.
 
     extra.css turns the count into the block's placeholder height while it is off screen; a
     block without it, or with a wrong count, makes the page jump when it is shown. Counted here
@@ -268,8 +283,10 @@ def test_every_code_block_states_its_line_count(site):
             shown = len(pre.get_text().rstrip("\n").split("\n"))
             match = re.fullmatch(r"--code-lines: (\d+)", div.get("style", ""))
             if match is None or int(match[1]) != shown:
-                problems.append(f"{page}: {div.get('style')!r} on a block of {shown} lines: "
-                                f"{pre.get_text()[:60]!r}")
+                problems.append(
+                    f"{page}: {div.get('style')!r} on a block of {shown} lines: "
+                    f"{pre.get_text()[:60]!r}"
+                )
     assert blocks > 100, f"only {blocks} code blocks found: is the selector still right?"
     assert not problems, "\n".join(problems)
 
@@ -283,7 +300,9 @@ def test_the_short_answer_comes_first_on_every_article(site):
         following = [el for el in title.find_next_siblings() if el.name]
         answer = following[0]
         assert answer.name == "p" and answer.get_text().startswith("Short answer."), (
-            page, str(answer)[:200])
+            page,
+            str(answer)[:200],
+        )
         facts = following[1]
         assert facts.name == "p" and facts.get("class") == ["page-facts"], (page, str(facts)[:200])
         assert facts.select_one(".nb-download a[download]"), f"{page}: no download link"
@@ -291,43 +310,52 @@ def test_the_short_answer_comes_first_on_every_article(site):
 
 
 def test_page_facts_share_one_line_after_the_short_answer():
-    from scripts.build.page_facts import SEPARATOR, add_fact
+    from scripts.hooks.page_facts import SEPARATOR, add_fact
 
     page = '<h1>T</h1>\n<p id="claim-x">Answer.</p>\n<p>Next.</p>'
     once = add_fact(page, "<b>verified</b>")
-    assert once == ('<h1>T</h1>\n<p id="claim-x">Answer.</p><p class="page-facts"><b>verified</b>'
-                    '</p>\n<p>Next.</p>')
+    assert once == (
+        '<h1>T</h1>\n<p id="claim-x">Answer.</p><p class="page-facts"><b>verified</b>'
+        "</p>\n<p>Next.</p>"
+    )
     both = add_fact(once, "<a>notebook</a>", first=True)
-    assert both == ('<h1>T</h1>\n<p id="claim-x">Answer.</p><p class="page-facts"><a>notebook</a>'
-                    + SEPARATOR + "<b>verified</b></p>\n<p>Next.</p>")
+    assert both == (
+        '<h1>T</h1>\n<p id="claim-x">Answer.</p><p class="page-facts"><a>notebook</a>'
+        + SEPARATOR
+        + "<b>verified</b></p>\n<p>Next.</p>"
+    )
     assert add_fact(both, "<i>last</i>").count('class="page-facts"') == 1
     assert add_fact(both, "<i>last</i>").endswith("<i>last</i></p>\n<p>Next.</p>")
 
 
 def test_page_facts_go_under_the_title_when_no_paragraph_follows_it():
-    from scripts.build.page_facts import SEPARATOR, add_fact
+    from scripts.hooks.page_facts import SEPARATOR, add_fact
 
     page = "<h1>T</h1><pre>code</pre><p>Later.</p>"
     once = add_fact(page, "<b>verified</b>")
     assert once == '<h1>T</h1><p class="page-facts"><b>verified</b></p><pre>code</pre><p>Later.</p>'
     assert add_fact(once, "<a>nb</a>", first=True) == (
-        '<h1>T</h1><p class="page-facts"><a>nb</a>' + SEPARATOR
-        + "<b>verified</b></p><pre>code</pre><p>Later.</p>")
+        '<h1>T</h1><p class="page-facts"><a>nb</a>'
+        + SEPARATOR
+        + "<b>verified</b></p><pre>code</pre><p>Later.</p>"
+    )
     with pytest.raises(ValueError, match="no '# title'"):
         add_fact("<p>no title</p>", "x")
 
 
 def test_a_formula_breaks_into_lines_at_top_level_double_backslashes():
-    from scripts.build.markdown_math import math_block, split_lines
+    from scripts.hooks.markdown_math import math_block, split_lines
 
     assert split_lines(r"a = b \\ c = \frac{d}{e}") == ["a = b", r"c = \frac{d}{e}"]
     assert split_lines(r"\begin{pmatrix} 1 \\ 2 \end{pmatrix} \\ x") == [
-        r"\begin{pmatrix} 1 \\ 2 \end{pmatrix}", "x"]
+        r"\begin{pmatrix} 1 \\ 2 \end{pmatrix}",
+        "x",
+    ]
     assert split_lines(r"x_{a \\ b} = 1") == [r"x_{a \\ b} = 1"]
     assert split_lines(r"\left\{ x \right. \\ y") == [r"\left\{ x \right.", "y"]
     assert split_lines(r"a \\[4pt] b") == ["a", "b"]
     block = math_block("a = 1 \\\\\n b = 2", "math", {}, None)
-    assert block.count('<math ') == 2 and 'tabindex="0"' in block
+    assert block.count("<math ") == 2 and 'tabindex="0"' in block
     assert 'aria-label="a = 1 \\\\ b = 2"' in block
 
 
@@ -353,33 +381,44 @@ def test_a_formula_that_cannot_be_converted_fails_the_page():
     """With the site's own Markdown settings (the extensions mkdocs.yml lists), a fence or an
     inline formula latex2mathml cannot read raises MathError instead of being shown as its raw
     text (what pymdownx does with any other exception of a formatter)."""
-    from scripts.build.markdown_math import MathError
+    from scripts.hooks.markdown_math import MathError
 
-    md = _site_markdown([
-        "pymdownx.superfences", "pymdownx.inlinehilite", "scripts.build.markdown_math"])
+    md = _site_markdown(
+        ["pymdownx.superfences", "pymdownx.inlinehilite", "scripts.hooks.markdown_math"]
+    )
     assert "<math" in md.convert("```math\n\\frac{1}{2}\n```\n")
     assert "<math" in md.reset().convert("A `#!math x^2` here.\n")
     for broken in ("```math\n\\frac{1}{\n```\n", "A `#!math \\frac{1}{` here.\n"):
         with pytest.raises(MathError, match="cannot convert math"):
             md.reset().convert(broken)
     with pytest.raises(ValueError, match="must come after"):
-        _site_markdown([
-            "scripts.build.markdown_math", "pymdownx.superfences", "pymdownx.inlinehilite"])
+        _site_markdown(
+            ["scripts.hooks.markdown_math", "pymdownx.superfences", "pymdownx.inlinehilite"]
+        )
 
 
 def test_every_anchor_and_table_of_contents_link_resolves(site):
     """Every relative link of every page, navigation and table of contents included, reaches a
     file of the site and, with a ``#fragment``, an element with that id (the check the build runs
-    on notebook pages, ``scripts/build/notebooks.py``, here on every page)."""
-    problems = sorted({f"{page}: {problem}" for page in nav_pages()
-                       for problem in broken_links(site, html_of(site, page).relative_to(site)
-                                                   .as_posix(), whole_page=True)})
+    on notebook pages, ``scripts/hooks/notebooks.py``, here on every page)."""
+    problems = sorted(
+        {
+            f"{page}: {problem}"
+            for page in nav_pages()
+            for problem in broken_links(
+                site, html_of(site, page).relative_to(site).as_posix(), whole_page=True
+            )
+        }
+    )
     assert not problems, "\n".join(problems)
 
 
 def test_no_table_has_an_empty_header_cell(site):
     """A header cell names its column or row for a screen reader (WCAG 1.3.1)."""
-    empty = [f"{page}: {th.find_parent('table').get_text(' ', strip=True)[:60]}"
-             for page in nav_pages() for th in parsed(html_of(site, page)).find_all("th")
-             if not th.get_text(strip=True)]
+    empty = [
+        f"{page}: {th.find_parent('table').get_text(' ', strip=True)[:60]}"
+        for page in nav_pages()
+        for th in parsed(html_of(site, page)).find_all("th")
+        if not th.get_text(strip=True)
+    ]
     assert not empty, "\n".join(empty)

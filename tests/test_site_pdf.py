@@ -21,10 +21,10 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from scripts.build.execute_stage import PDF_NAME, STAND_IN, placeholder_pdf
 from scripts.checks.site import BROWSER_INSTALL_HINT, html_of, nav_pages
 from scripts.commands import site_pdf
 from scripts.commands.site_pdf import NavPage
+from scripts.hooks.execute_stage import PDF_NAME, STAND_IN, placeholder_pdf
 from snippets.figure_style import THEMES
 from tests.built_pages import parsed
 from tests.conftest import build_problems
@@ -97,8 +97,7 @@ def test_a_formula_is_printed_as_text(pdf, site, first_sheets):
     """The first display formula of the differentiability page (MathML, rendered when the site
     builds) is text in the PDF, found between that page's first sheet and the next page's."""
     page = PAGES.index("differentiability.md")
-    math = parsed(html_of(site, "differentiability.md")).select_one(
-        "article div.arithmatex math")
+    math = parsed(html_of(site, "differentiability.md")).select_one("article div.arithmatex math")
     formula = plain(math.get_text())
     assert len(formula) > 10 and "∂" in formula, formula
     text = ""
@@ -166,8 +165,10 @@ def test_only_light_figures_are_printed(pdf):
             drawn.add(tuple(round(float(x) * 255) for x in match.groups()))
 
     def colours(theme) -> dict[str, tuple[int, ...]]:
-        return {name: tuple(int(getattr(theme, name)[i:i + 2], 16) for i in (1, 3, 5))
-                for name in ("fg", "muted", "accent", "accent_fill", "second", "cell")}
+        return {
+            name: tuple(int(getattr(theme, name)[i : i + 2], 16) for i in (1, 3, 5))
+            for name in ("fg", "muted", "accent", "accent_fill", "second", "cell")
+        }
 
     light, dark = (colours(t) for t in THEMES)
     assert {n: c for n, c in light.items() if c not in drawn} == {}
@@ -180,13 +181,16 @@ PAGE_URLS = {"": "index", "lookup-tables/": "lookup-tables", "sparsity/": "spars
 
 
 def section(content: str) -> str:
-    return site_pdf.page_section(content, "sparsity/", "sparsity", PAGE_URLS,
-                                 "https://example.org/site/")
+    return site_pdf.page_section(
+        content, "sparsity/", "sparsity", PAGE_URLS, "https://example.org/site/"
+    )
 
 
 def test_ids_and_references_to_them_are_prefixed():
-    out = section('<h2 id="bags">Bags</h2><a href="#bags">up</a><a href="#">top</a>'
-                  '<input id="t1"><label for="t1">x</label><div aria-labelledby="t1 t2">')
+    out = section(
+        '<h2 id="bags">Bags</h2><a href="#bags">up</a><a href="#">top</a>'
+        '<input id="t1"><label for="t1">x</label><div aria-labelledby="t1 t2">'
+    )
     assert 'id="sparsity--bags"' in out and 'href="#sparsity--bags"' in out
     assert 'href="#sparsity"' in out
     assert 'id="sparsity--t1"' in out and 'for="sparsity--t1"' in out
@@ -194,62 +198,83 @@ def test_ids_and_references_to_them_are_prefixed():
 
 
 def test_links_to_pages_stay_in_the_document_and_other_files_go_to_the_site():
-    out = section('<a href="../lookup-tables/#where-it-breaks">a</a>'
-                  '<a href="../lookup-tables/">b</a><a href="../">c</a>'
-                  '<a href="../lookup-tables/index.html#x">d</a>'
-                  '<a download="" href="sparsity.ipynb">e</a>'
-                  '<a href="../figures/sparsity/f-light.svg">f</a>'
-                  '<a href="https://pytorch.org/docs/">g</a><a href="mailto:a@b.c">h</a>')
+    out = section(
+        '<a href="../lookup-tables/#where-it-breaks">a</a>'
+        '<a href="../lookup-tables/">b</a><a href="../">c</a>'
+        '<a href="../lookup-tables/index.html#x">d</a>'
+        '<a download="" href="sparsity.ipynb">e</a>'
+        '<a href="../figures/sparsity/f-light.svg">f</a>'
+        '<a href="https://pytorch.org/docs/">g</a><a href="mailto:a@b.c">h</a>'
+    )
     assert re.findall(r'href="([^"]*)"', out) == [
-        "#lookup-tables--where-it-breaks", "#lookup-tables", "#index", "#lookup-tables--x",
+        "#lookup-tables--where-it-breaks",
+        "#lookup-tables",
+        "#index",
+        "#lookup-tables--x",
         "https://example.org/site/sparsity/sparsity.ipynb",
         "https://example.org/site/figures/sparsity/f-light.svg",
-        "https://pytorch.org/docs/", "mailto:a@b.c"]
+        "https://pytorch.org/docs/",
+        "mailto:a@b.c",
+    ]
 
 
 def test_only_light_figures_are_kept_and_made_eager():
-    light = ('<img alt="A &gt; B" loading="lazy" src="../figures/sparsity/f-light.svg'
-             '#only-light" />')
+    light = '<img alt="A &gt; B" loading="lazy" src="../figures/sparsity/f-light.svg#only-light" />'
     dark = '<img alt="A > B" loading="lazy" src="../figures/sparsity/f-dark.svg#only-dark" />'
-    out = section(f'<figure><p>{light}\n{dark}</p></figure>'
-                  f'<figure><a href="../figures/sparsity/g-dark.svg">{dark}</a></figure>')
+    out = section(
+        f"<figure><p>{light}\n{dark}</p></figure>"
+        f'<figure><a href="../figures/sparsity/g-dark.svg">{dark}</a></figure>'
+    )
     assert "only-dark" not in out and "-dark.svg" not in out and "<a" not in out
     assert out.count("<img") == 1 and 'loading="lazy"' not in out
     assert 'src="figures/sparsity/f-light.svg#only-light"' in out
 
 
 def test_code_keeps_the_colours_of_comments_strings_and_keywords_only():
-    code = ('<pre><code><span class="k">for</span> <span class="n">i</span> '
-            '<span class="ow">in</span> <span class="nb">range</span><span class="p">(</span>'
-            '<span class="mi">3</span><span class="p">):</span>  <span class="c1"># c</span>'
-            '\n    <span class="nb">print</span><span class="p">(</span>'
-            '<span class="s2">&quot;x&quot;</span><span class="p">)</span></code></pre>'
-            '<p><span class="n">prose</span></p>')
+    code = (
+        '<pre><code><span class="k">for</span> <span class="n">i</span> '
+        '<span class="ow">in</span> <span class="nb">range</span><span class="p">(</span>'
+        '<span class="mi">3</span><span class="p">):</span>  <span class="c1"># c</span>'
+        '\n    <span class="nb">print</span><span class="p">(</span>'
+        '<span class="s2">&quot;x&quot;</span><span class="p">)</span></code></pre>'
+        '<p><span class="n">prose</span></p>'
+    )
     out = site_pdf.lean_code(code)
     assert re.findall(r'<span class="(\w+)">', out) == ["k", "c1", "s2", "n"]
     assert re.sub(r"<[^>]+>", "", out) == re.sub(r"<[^>]+>", "", code)
 
 
 def test_solutions_print_open_and_headings_keep_single_spaces():
-    out = section('<details class="success">\n<summary>Solution</summary></details>'
-                  '<details open class="note"></details><h2 id="a">Two\n   words</h2>')
+    out = section(
+        '<details class="success">\n<summary>Solution</summary></details>'
+        '<details open class="note"></details><h2 id="a">Two\n   words</h2>'
+    )
     assert out.count("<details open") == 2
     assert '<h2 id="sparsity--a">Two words</h2>' in out
 
 
 def test_nav_entries_keep_order_and_sections():
-    nav = [{"Home": "index.md"}, {"Articles": [{"A": "a.md"}, "b.md"]},
-           {"More": [{"Sub": [{"C": "c/d.ipynb"}]}, {"Out": "https://example.org/"}]}]
+    nav = [
+        {"Home": "index.md"},
+        {"Articles": [{"A": "a.md"}, "b.md"]},
+        {"More": [{"Sub": [{"C": "c/d.ipynb"}]}, {"Out": "https://example.org/"}]},
+    ]
     assert site_pdf.nav_entries(nav) == [
-        NavPage(None, "Home", "index.md"), NavPage("Articles", "A", "a.md"),
-        NavPage("Articles", "b.md", "b.md"), NavPage("More", "C", "c/d.ipynb")]
+        NavPage(None, "Home", "index.md"),
+        NavPage("Articles", "A", "a.md"),
+        NavPage("Articles", "b.md", "b.md"),
+        NavPage("More", "C", "c/d.ipynb"),
+    ]
 
 
 def test_the_print_document_has_a_linked_table_of_contents():
-    pages = [(NavPage(None, "Home", "index.md"), "<h1>Home</h1>"),
-             (NavPage("Articles", "Bags & tables", "bags.md"), "<h1>Bags</h1>")]
-    doc = site_pdf.print_document(pages, "Site", "About it", ["a.css", "b.css"],
-                                  {"scheme": "default"})
+    pages = [
+        (NavPage(None, "Home", "index.md"), "<h1>Home</h1>"),
+        (NavPage("Articles", "Bags & tables", "bags.md"), "<h1>Bags</h1>"),
+    ]
+    doc = site_pdf.print_document(
+        pages, "Site", "About it", ["a.css", "b.css"], {"scheme": "default"}
+    )
     assert '<a href="#index">Home</a>' in doc and '<a href="#bags">Bags &amp; tables</a>' in doc
     assert '<li>Articles<ol><li><a href="#bags">' in doc
     assert doc.index('href="a.css"') < doc.index('href="b.css"') < doc.index("<style>")
@@ -258,8 +283,10 @@ def test_the_print_document_has_a_linked_table_of_contents():
 
 
 def test_dates_are_stamped_in_place():
-    pdf = (b"%PDF-1.4\n1 0 obj\n<</CreationDate (D:20261125033049+01'00')\n"
-           b"/ModDate (D:20261125033049+01'00')>>\nendobj\n")
+    pdf = (
+        b"%PDF-1.4\n1 0 obj\n<</CreationDate (D:20261125033049+01'00')\n"
+        b"/ModDate (D:20261125033049+01'00')>>\nendobj\n"
+    )
     stamped = site_pdf.stamp_dates(pdf, 86400)
     assert len(stamped) == len(pdf)
     assert stamped.count(b"(D:19700102000000+00'00')") == 2
@@ -268,8 +295,10 @@ def test_dates_are_stamped_in_place():
 
 
 def test_node_ids_become_their_ranks_in_order():
-    pdf = (b"<</ID (node00000125)>> <</Headers [(node00000119)]>> <</ID (node00000119)>>"
-           b"<</Names [(node00000119) 1 0 R (node00000125) 2 0 R]>>")
+    pdf = (
+        b"<</ID (node00000125)>> <</Headers [(node00000119)]>> <</ID (node00000119)>>"
+        b"<</Names [(node00000119) 1 0 R (node00000125) 2 0 R]>>"
+    )
     numbered = site_pdf.number_node_ids(pdf)
     assert len(numbered) == len(pdf)
     assert numbered == pdf.replace(b"00000119", b"00000001").replace(b"00000125", b"00000002")
@@ -307,12 +336,18 @@ def test_a_build_holds_the_stand_in_and_the_script_prints_the_pdf_over_it(site, 
 
 
 def test_a_page_s_own_content_is_cut_from_its_built_page():
-    built = ('<html><article class="md-content__inner"><a class="md-content__button">edit</a>'
-             '<h1 id="t">T</h1><p>body</p><aside class="md-source-file">Last update</aside>'
-             "</article></html>")
+    built = (
+        '<html><article class="md-content__inner"><a class="md-content__button">edit</a>'
+        '<h1 id="t">T</h1><p>body</p><aside class="md-source-file">Last update</aside>'
+        "</article></html>"
+    )
     assert site_pdf.page_content(built) == '<h1 id="t">T</h1><p>body</p>'
-    assert site_pdf.page_content(built.replace('<aside class="md-source-file">Last update'
-                                               "</aside>", "")) == '<h1 id="t">T</h1><p>body</p>'
+    assert (
+        site_pdf.page_content(
+            built.replace('<aside class="md-source-file">Last update</aside>', "")
+        )
+        == '<h1 id="t">T</h1><p>body</p>'
+    )
 
 
 @pytest.mark.audit

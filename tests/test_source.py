@@ -2,7 +2,7 @@
 
 * Material's edit and view-source buttons (``content.action.edit``/``view``) point at the page's
   file in the repository (``repo_url`` + ``edit_uri``);
-* the title of every included snippet block links to that file (scripts/build/page_html.py);
+* the title of every included snippet block links to that file (scripts/hooks/page_html.py);
 * "Last update" shows the date, in UTC, of the last commit that changed the page's source
   (mkdocs-git-revision-date-localized-plugin), with no script;
 * the header's repository link makes no request to the host's API (docs/.overrides/partials/
@@ -24,8 +24,8 @@ from bs4 import BeautifulSoup
 from mkdocs.exceptions import PluginError
 
 from scripts import ROOT
-from scripts.build.page_html import rewrite
 from scripts.checks.site import html_of, nav_pages
+from scripts.hooks.page_html import rewrite
 from tests.built_pages import parsed
 
 CONFIG = yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=yaml.BaseLoader)
@@ -38,8 +38,13 @@ def _soup(site: Path, page: str) -> BeautifulSoup:
 
 def last_commit_date(path: Path) -> dt.date | None:
     """The UTC date of the last commit that changed ``path``, or None outside git history."""
-    proc = subprocess.run(["git", "log", "-1", "--format=%at", "--", str(path)], cwd=ROOT,
-                          capture_output=True, text=True, check=False)
+    proc = subprocess.run(
+        ["git", "log", "-1", "--format=%at", "--", str(path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     if proc.returncode or not proc.stdout.strip():
         return None
     return dt.datetime.fromtimestamp(int(proc.stdout), dt.UTC).date()
@@ -83,11 +88,15 @@ def test_snippet_titles_link_to_their_files(site):
 
 
 def test_source_link_hook_rules():
-    config = SimpleNamespace(repo_url="https://host/o/r", edit_uri="edit/dev/docs/",
-                             config_file_path=str(ROOT / "mkdocs.yml"))
+    config = SimpleNamespace(
+        repo_url="https://host/o/r",
+        edit_uri="edit/dev/docs/",
+        config_file_path=str(ROOT / "mkdocs.yml"),
+    )
     block = '<div class="highlight"><span class="filename">{}</span><pre><code>x</code></pre></div>'
-    html = (block.format("snippets/lookup_tables/onehot_equivalence.py — setup")
-            + block.format("example.py"))
+    html = block.format("snippets/lookup_tables/onehot_equivalence.py — setup") + block.format(
+        "example.py"
+    )
     linked = rewrite(html, config, {})
     assert (
         '<span class="filename"><a href="https://host/o/r/blob/dev/snippets/lookup_tables/'
@@ -112,6 +121,9 @@ def test_source_partial_override_tracks_material():
 
 def test_pages_workflow_fetches_the_whole_history():
     workflow = yaml.safe_load((ROOT / ".github" / "workflows" / "pages.yml").read_text())
-    checkout = next(s for s in workflow["jobs"]["build"]["steps"]
-                    if s.get("uses", "").startswith("actions/checkout"))
+    checkout = next(
+        s
+        for s in workflow["jobs"]["build"]["steps"]
+        if s.get("uses", "").startswith("actions/checkout")
+    )
     assert checkout.get("with", {}).get("fetch-depth") == 0

@@ -80,7 +80,7 @@ def footnotes(markdown: str, page: str = "") -> list[Footnote]:
         elif current is not None and line.startswith("    ") and line.strip():
             current[1] += " " + line.strip()
         elif current is not None and not line.strip():
-            following = next((x for x in lines[i + 1:] if x.strip()), "")
+            following = next((x for x in lines[i + 1 :] if x.strip()), "")
             if not following.startswith("    "):
                 current = None
         else:
@@ -125,24 +125,29 @@ def test_a_footnote_that_reports_a_source_quotes_it(note):
     if reports_a_source(note.text):
         assert quotations(note.text), (
             f"docs/{note.page}: footnote [^{note.name}] says what its source says but quotes "
-            f"none of it; add the source's own words in quotation marks:\n{note.text}")
+            f"none of it; add the source's own words in quotation marks:\n{note.text}"
+        )
 
 
-@pytest.mark.parametrize(("text", "reports"), [
-    ("Mikolov et al., [Efficient Estimation](https://arxiv.org/abs/1301.3781) (2013).", False),
-    ("The update rules of [Adam](https://x.org/a) and [AdamW](https://x.org/b).", False),
-    ("[Tensor views](https://x.org/v) in the PyTorch documentation.", False),
-    ("`reset_parameters` in [`sparse.py`](https://x.org/s).", True),  # names code: reports
-    ("[#2159](https://x.org/i), 2017: the transpose is free, since BLAS supports it.", True),
-    ("A sentence about the site with no link at all, however long it runs on.", False),
-])
+@pytest.mark.parametrize(
+    ("text", "reports"),
+    [
+        ("Mikolov et al., [Efficient Estimation](https://arxiv.org/abs/1301.3781) (2013).", False),
+        ("The update rules of [Adam](https://x.org/a) and [AdamW](https://x.org/b).", False),
+        ("[Tensor views](https://x.org/v) in the PyTorch documentation.", False),
+        ("`reset_parameters` in [`sparse.py`](https://x.org/s).", True),  # names code: reports
+        ("[#2159](https://x.org/i), 2017: the transpose is free, since BLAS supports it.", True),
+        ("A sentence about the site with no link at all, however long it runs on.", False),
+    ],
+)
 def test_which_footnotes_report_a_source(text, reports):
     assert reports_a_source(text) is reports
 
 
 def test_what_counts_as_a_quotation():
     assert quotations('x: "the transpose is completely free", y') == [
-        "the transpose is completely free"]
+        "the transpose is completely free"
+    ]
     assert quotations("“Ops not listed below do not go through autocasting.”")
     assert quotations('"`self.weight = Parameter(_weight, requires_grad=not _freeze)`"')
     code = '"`fprintf(fo, "%lf ", x)` is quoted"'  # quote marks inside a code span are code
@@ -151,9 +156,11 @@ def test_what_counts_as_a_quotation():
 
 
 def test_the_parser_reads_continuations_and_stops():
-    page = ("Body[^a].\n\n[^a]: [Src](https://x.org) says\n    \"these words, quoted here\".\n"
-            "[^b]: Mikolov et al., [T](https://x.org) (2013).\n\nNext paragraph.\n"
-            "```text\n[^c]: not a footnote\n```\n")
+    page = (
+        'Body[^a].\n\n[^a]: [Src](https://x.org) says\n    "these words, quoted here".\n'
+        "[^b]: Mikolov et al., [T](https://x.org) (2013).\n\nNext paragraph.\n"
+        "```text\n[^c]: not a footnote\n```\n"
+    )
     notes = footnotes(page, "p.md")
     assert [n.name for n in notes] == ["a", "b"]
     assert notes[0].text.endswith('"these words, quoted here".')

@@ -32,7 +32,6 @@ from packaging.version import Version
 from pytest_codeblocks.main import extract_from_buffer, extract_from_file
 
 import scripts.commands.torch_matrix as matrix
-from scripts.build.matrix_notes import block_fingerprint, code_meaning, file_fingerprint
 from scripts.checks.site import build_site
 from scripts.commands.torch_matrix import (
     EARLIER_MINORS,
@@ -48,6 +47,7 @@ from scripts.commands.torch_matrix import (
     part_record,
     pinned_release,
 )
+from scripts.hooks.matrix_notes import block_fingerprint, code_meaning, file_fingerprint
 
 WORKFLOW = ROOT / ".github" / "workflows" / "torch-matrix.yml"
 
@@ -79,21 +79,28 @@ def test_record_is_well_formed(record):
         assert entry["release"] == release
         assert entry["torch"].split("+")[0] == release, (release, entry["torch"])
         assert re.fullmatch(r"\d{4}-\d\d-\d\d", entry["date"])
-        assert {"platform", "cpu", "python"} <= set(entry["machine"]) <= {
-            "platform", "cpu", "python", "flags"}
+        assert (
+            {"platform", "cpu", "python"}
+            <= set(entry["machine"])
+            <= {"platform", "cpu", "python", "flags"}
+        )
         assert len(entry["tests"]) > 100, f"{release}: suspiciously few tests"
     for key, entry in record["cpu_paths"].items():
         assert entry["release"] == record["pinned"], key
         arch = key.split("/")[0]
         assert key == cpu_path_key(arch, entry["machine"], entry["path"]), (
-            f"{key}: a CPU path run is keyed by its architecture, machine and path")
+            f"{key}: a CPU path run is keyed by its architecture, machine and path"
+        )
         assert len(entry["tests"]) > 100, f"{key}: suspiciously few tests"
     for key, entry in record["gpus"].items():
         assert entry["kind"] == "cuda" and key == gpu_key(entry["gpu"], entry["torch"]), key
         assert Version(entry["torch"]).public == entry["release"], key
         assert all(entry["gpu"].get(k) for k in ("name", "driver", "cuda")), (key, entry["gpu"])
-    for name, entry in [*record["releases"].items(), *record["cpu_paths"].items(),
-                        *record["gpus"].items()]:
+    for name, entry in [
+        *record["releases"].items(),
+        *record["cpu_paths"].items(),
+        *record["gpus"].items(),
+    ]:
         tests = entry["tests"]
         for test_id, result in tests.items():
             assert result["outcome"] in ("passed", "failed", "skipped"), (test_id, result)
@@ -119,16 +126,22 @@ if __name__ == "__main__":
 '''
 
 
-@pytest.mark.parametrize("edit, same", [
-    (lambda s: s.replace("# three", "# three, as floats"), True),  # a comment
-    (lambda s: s.replace('"""Print a sum."""', '"""Print the sum of two numbers."""'), True),
-    (lambda s: s.replace("[1.0, 2.0]", "[1.0,\n                          2.0]"), True),  # reflowed
-    (lambda s: s.replace("\n\n\ndef main", "\n\ndef main"), True),  # blank lines
-    (lambda s: s.replace("2.0]", "2.5]"), False),  # a number
-    (lambda s: s.replace("sum()", "mean()"), False),  # a call
-    (lambda s: s.replace('    """Print a sum."""\n', ""), True),  # a docstring removed
-    (lambda s: s.replace("    print(float(total))", "    print(float(total))\n    'x'"), False),
-])
+@pytest.mark.parametrize(
+    "edit, same",
+    [
+        (lambda s: s.replace("# three", "# three, as floats"), True),  # a comment
+        (lambda s: s.replace('"""Print a sum."""', '"""Print the sum of two numbers."""'), True),
+        (
+            lambda s: s.replace("[1.0, 2.0]", "[1.0,\n                          2.0]"),
+            True,
+        ),  # reflowed
+        (lambda s: s.replace("\n\n\ndef main", "\n\ndef main"), True),  # blank lines
+        (lambda s: s.replace("2.0]", "2.5]"), False),  # a number
+        (lambda s: s.replace("sum()", "mean()"), False),  # a call
+        (lambda s: s.replace('    """Print a sum."""\n', ""), True),  # a docstring removed
+        (lambda s: s.replace("    print(float(total))", "    print(float(total))\n    'x'"), False),
+    ],
+)
 def test_fingerprints_follow_meaning_not_text(tmp_path, edit, same):
     """Comments, docstrings and whitespace do not mark a snippet or a block as changed; a changed
     number, call or statement does. A golden output file counts byte for byte."""
@@ -151,11 +164,23 @@ def test_fingerprints_follow_meaning_not_text(tmp_path, edit, same):
 
 def test_a_notebook_fingerprint_follows_its_code_cells(tmp_path):
     def notebook(markdown: str, code: str) -> str:
-        return json.dumps({"cells": [
-            {"cell_type": "markdown", "source": [markdown], "metadata": {}},
-            {"cell_type": "code", "source": [code], "metadata": {}, "outputs": [],
-             "execution_count": None},
-        ], "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+        return json.dumps(
+            {
+                "cells": [
+                    {"cell_type": "markdown", "source": [markdown], "metadata": {}},
+                    {
+                        "cell_type": "code",
+                        "source": [code],
+                        "metadata": {},
+                        "outputs": [],
+                        "execution_count": None,
+                    },
+                ],
+                "metadata": {},
+                "nbformat": 4,
+                "nbformat_minor": 5,
+            }
+        )
 
     path = tmp_path / "n.ipynb"
     path.write_text(notebook("# Title", "x = 1  # one"))
@@ -193,7 +218,8 @@ def test_workflow_runs_one_job_per_covered_release_and_merges_with_the_same_comm
     run = jobs["run"]
     assert run["needs"] == "releases"
     assert run["strategy"]["matrix"] == {
-        "release": "${{ fromJSON(needs.releases.outputs.covered) }}"}
+        "release": "${{ fromJSON(needs.releases.outputs.covered) }}"
+    }
     assert run["strategy"]["fail-fast"] is False
     assert "download.pytorch.org/whl/cpu" in run["env"]["PIP_EXTRA_INDEX_URL"]
     command = " ".join(_runs(run).split())
@@ -204,7 +230,8 @@ def test_workflow_runs_one_job_per_covered_release_and_merges_with_the_same_comm
     assert set(paths["strategy"]["matrix"]["runner"]) == {"ubuntu-latest", "ubuntu-24.04-arm"}
     assert paths["runs-on"] == "${{ matrix.runner }}"
     assert "python -m scripts torch-matrix --cpu-paths --part torch-matrix-part.json" in _runs(
-        paths)
+        paths
+    )
     merge = jobs["record"]
     assert set(merge["needs"]) == {"releases", "run", "cpu-paths"}
     assert merge["permissions"] == {"contents": "write"}
@@ -212,14 +239,19 @@ def test_workflow_runs_one_job_per_covered_release_and_merges_with_the_same_comm
     assert f"git add {RECORD.relative_to(ROOT).as_posix()}" in _runs(merge)
 
 
-def test_list_json_prints_the_covered_releases_the_workflow_matrix_reads(monkeypatch, capsys,
-                                                                         record):
+def test_list_json_prints_the_covered_releases_the_workflow_matrix_reads(
+    monkeypatch, capsys, record
+):
     """With the registry's answer fixed, ``--list --json`` prints exactly the covered releases,
     as one JSON list, and nothing else on standard output."""
     pinned = pinned_release()
     pin = Version(pinned)
-    available = [*record["covered"], f"{pin.major}.{pin.minor - 1}.0",
-                 f"{pin.major}.{pin.minor - 3}.7", f"{pin.major}.{pin.minor + 1}.0"]
+    available = [
+        *record["covered"],
+        f"{pin.major}.{pin.minor - 1}.0",
+        f"{pin.major}.{pin.minor - 3}.7",
+        f"{pin.major}.{pin.minor + 1}.0",
+    ]
     monkeypatch.setattr(matrix, "registry_releases", lambda: available)
     assert matrix.main(["--list", "--json"]) == 0
     printed = capsys.readouterr().out
@@ -228,10 +260,14 @@ def test_list_json_prints_the_covered_releases_the_workflow_matrix_reads(monkeyp
 
 
 def _entry(release: str, outcome: str = "passed") -> dict:
-    return {"release": release, "torch": release, "date": "2026-01-01",
-            "machine": {"platform": "p", "cpu": "c", "python": "3.11"},
-            "summary": {"passed": 1, "failed": 0, "skipped": 0},
-            "tests": {"docs/a.md::line 3": {"outcome": outcome, "fingerprint": "0" * 12}}}
+    return {
+        "release": release,
+        "torch": release,
+        "date": "2026-01-01",
+        "machine": {"platform": "p", "cpu": "c", "python": "3.11"},
+        "summary": {"passed": 1, "failed": 0, "skipped": 0},
+        "tests": {"docs/a.md::line 3": {"outcome": outcome, "fingerprint": "0" * 12}},
+    }
 
 
 def test_merging_two_parts_keeps_both_and_the_base_for_the_rest():
@@ -270,8 +306,19 @@ def test_the_workflow_merge_and_a_local_run_write_the_same_record(tmp_path, monk
     parts = []
     for release in covered[1:]:
         part = tmp_path / f"{release}.json"
-        assert matrix.main(["--release", release, "--part", str(part),
-                            "--record", str(tmp_path / "untouched.json")]) == 0
+        assert (
+            matrix.main(
+                [
+                    "--release",
+                    release,
+                    "--part",
+                    str(part),
+                    "--record",
+                    str(tmp_path / "untouched.json"),
+                ]
+            )
+            == 0
+        )
         parts.append(part)
     assert not (tmp_path / "untouched.json").exists()
     base = part_record(pinned, covered, {pinned: _entry(pinned, "failed")})
@@ -279,8 +326,19 @@ def test_the_workflow_merge_and_a_local_run_write_the_same_record(tmp_path, monk
         (tmp_path / name).write_text(json.dumps(base))
     merged_file = str(tmp_path / "merged.json")
     assert matrix.main(["--merge", *map(str, parts), "--record", merged_file]) == 0
-    assert matrix.main(["--release", covered[1], "--release", covered[2],
-                        "--record", str(tmp_path / "local.json")]) == 0
+    assert (
+        matrix.main(
+            [
+                "--release",
+                covered[1],
+                "--release",
+                covered[2],
+                "--record",
+                str(tmp_path / "local.json"),
+            ]
+        )
+        == 0
+    )
     merged, local = (load_record(tmp_path / n) for n in ("merged.json", "local.json"))
     assert merged == local
     assert merged["releases"][pinned]["tests"]["docs/a.md::line 3"]["outcome"] == "failed"
@@ -302,8 +360,12 @@ ABOUT_AN_OLDER_RELEASE = {
 def test_pytorch_links_name_the_pinned_release():
     """Reference pages and source files are linked for the release the site documents."""
     pinned = Version(pinned_release())
-    files = [*ROOT.glob("docs/**/*.md"), *ROOT.glob("docs/**/*.ipynb"),
-             *ROOT.glob("snippets/**/*.py"), ROOT / "README.md"]
+    files = [
+        *ROOT.glob("docs/**/*.md"),
+        *ROOT.glob("docs/**/*.ipynb"),
+        *ROOT.glob("snippets/**/*.py"),
+        ROOT / "README.md",
+    ]
     wrong = []
     for path in files:
         for match in PYTORCH_LINK.finditer(path.read_text(encoding="utf-8")):
@@ -409,48 +471,74 @@ def test_build_hook_says_what_was_verified_and_notes_a_difference_at_its_block(t
     other = extract_from_file(project / "docs" / "other.md")[0]
     ids = [f"docs/page.md::line {b.lineno}" for b in blocks]
     prints = [block_fingerprint(b.code, b.expected_output) for b in blocks]
-    before = [block_fingerprint(blocks[0].code.replace("# arithmetic", "# sums"), None),
-              prints[1], block_fingerprint(blocks[2].code.replace("6", "7"), None)]
-    other_run = {"docs/other.md::line 3": {
-        "outcome": "passed", "fingerprint": block_fingerprint(other.code, None)},
+    before = [
+        block_fingerprint(blocks[0].code.replace("# arithmetic", "# sums"), None),
+        prints[1],
+        block_fingerprint(blocks[2].code.replace("6", "7"), None),
+    ]
+    other_run = {
+        "docs/other.md::line 3": {
+            "outcome": "passed",
+            "fingerprint": block_fingerprint(other.code, None),
+        },
         "tests/test_claims_x.py::test_always_true": {"outcome": "passed"},
         # A CPU run skips a test marked cuda: that is no run of it.
-        "tests/test_claims_x.py::test_on_a_gpu": {"outcome": "skipped", "message": "no GPU"}}
+        "tests/test_claims_x.py::test_on_a_gpu": {"outcome": "skipped", "message": "no GPU"},
+    }
 
     def run(release: str, fingerprints: list[str], second: dict) -> dict:
-        return {"date": "2026-01-01", "torch": release, "tests": {
-            ids[0]: {"outcome": "passed", "fingerprint": fingerprints[0]},
-            ids[1]: {**second, "fingerprint": fingerprints[1]},
-            ids[2]: {"outcome": "passed", "fingerprint": fingerprints[2]},
-            **other_run,
-        }}
+        return {
+            "date": "2026-01-01",
+            "torch": release,
+            "tests": {
+                ids[0]: {"outcome": "passed", "fingerprint": fingerprints[0]},
+                ids[1]: {**second, "fingerprint": fingerprints[1]},
+                ids[2]: {"outcome": "passed", "fingerprint": fingerprints[2]},
+                **other_run,
+            },
+        }
 
     differs = {"outcome": "failed", "message": 'prints "5" where the page shows "4"'}
     record = project / RECORD.relative_to(ROOT)
     record.parent.mkdir(parents=True)
-    record.write_text(json.dumps({"pinned": "9.1.0", "covered": ["9.1.0", "9.0.0"], "releases": {
-        "9.1.0": run("9.1.0", [""] * 3, differs),  # the pin: verified by the suite itself
-        "9.0.0": run("9.0.0", before, differs),
-    }}))
-    (project / "mkdocs.yml").write_text(yaml.safe_dump({
-        "site_name": "matrix", "strict": True,
-        "nav": [{"Page": "page.md"}, {"Other": "other.md"}, {"GPU": "gpu.md"}],
-        "markdown_extensions": ["toc", "attr_list"],
-        "hooks": [str(ROOT / "scripts" / "build" / "matrix_notes.py")],
-    }))
+    record.write_text(
+        json.dumps(
+            {
+                "pinned": "9.1.0",
+                "covered": ["9.1.0", "9.0.0"],
+                "releases": {
+                    "9.1.0": run(
+                        "9.1.0", [""] * 3, differs
+                    ),  # the pin: verified by the suite itself
+                    "9.0.0": run("9.0.0", before, differs),
+                },
+            }
+        )
+    )
+    (project / "mkdocs.yml").write_text(
+        yaml.safe_dump(
+            {
+                "site_name": "matrix",
+                "strict": True,
+                "nav": [{"Page": "page.md"}, {"Other": "other.md"}, {"GPU": "gpu.md"}],
+                "markdown_extensions": ["toc", "attr_list"],
+                "hooks": [str(ROOT / "scripts" / "build" / "matrix_notes.py")],
+            }
+        )
+    )
     proc = build_site(project, tmp_path / "out")
     assert proc.returncode == 0, proc.stdout[-2000:]
     page = (tmp_path / "out" / "page" / "index.html").read_text()
-    head = page[page.index("</h1>"):page.index("<h3")]
+    head = page[page.index("</h1>") : page.index("<h3")]
     assert "<strong>Verified</strong>: 3 checks on torch 9.1.0" in head
     assert '<a href="#torch-matrix-details">1 differs on 9.0.0</a>' in head
     assert '<a href="#torch-matrix-details">1 not yet run on 9.0.0</a>' in head
     assert "admonition" not in head and head.count("<p") == 1, "one line, no box"
     note = "On PyTorch 9.0.0 this block prints <code>5</code> where the page shows <code>4</code>."
     assert page.index("4\n</code></pre>") < page.index(note) < page.index('id="3-the-third-claim"')
-    details = page[page.index('id="torch-matrix-details"'):]
-    assert f"block at line {blocks[2].lineno} in <a href=\"#3-the-third-claim\">" in details
-    rows = page[page.index("<table>"):].split("</tr>")[1:4]
+    details = page[page.index('id="torch-matrix-details"') :]
+    assert f'block at line {blocks[2].lineno} in <a href="#3-the-third-claim">' in details
+    rows = page[page.index("<table>") :].split("</tr>")[1:4]
     assert rows[0].count("<td>holds</td>") == 2
     assert "<td>holds</td><td><strong>differs</strong>: block at line" in rows[1]
     assert "<td>holds</td><td>not yet run</td>" in rows[2]
@@ -462,13 +550,15 @@ def test_build_hook_says_what_was_verified_and_notes_a_difference_at_its_block(t
     # its CPU block counts on the pin, both CUDA checks are not yet run on a GPU (the skipped
     # property test counts on no CPU release), and nothing claims a GPU.
     gpu_page = (tmp_path / "out" / "gpu" / "index.html").read_text()
-    facts = gpu_page[gpu_page.index('<p class="page-facts">'):]
-    facts = facts[:facts.index("</p>")]
+    facts = gpu_page[gpu_page.index('<p class="page-facts">') :]
+    facts = facts[: facts.index("</p>")]
     assert "<strong>Verified</strong>: 1 check on torch 9.1.0" in facts
     assert '<a href="#torch-matrix-details">2 not yet run on a GPU</a>' in facts
     assert "GPU</a>" not in facts.replace("not yet run on a GPU</a>", "")
-    assert ("Not yet run on a GPU (marked for CUDA, skipped on a CPU): block at line 8, property "
-            "test test_on_a_gpu.") in gpu_page
+    assert (
+        "Not yet run on a GPU (marked for CUDA, skipped on a CPU): block at line 8, property "
+        "test test_on_a_gpu."
+    ) in gpu_page
 
 
 def test_reachable_cpu_paths_follow_the_cpu():
@@ -480,51 +570,85 @@ def test_reachable_cpu_paths_follow_the_cpu():
     vnni = {"avx2", "avx512f", "avx512bw", "avx512vl", "avx512dq", "avx512_vnni"}
     assert matrix.reachable_paths(vnni, "x86_64") == every
     assert matrix.reachable_paths({"asimd", "bf16"}, "aarch64") == [
-        "native", "aten-default", "no-onednn", "one-thread"]
+        "native",
+        "aten-default",
+        "no-onednn",
+        "one-thread",
+    ]
     epyc = {"cpu": "AMD EPYC, 2 logical CPUs", "flags": ["avx2", "f16c", "fma"]}
-    assert re.fullmatch(r"x86_64/amd-epyc-[0-9a-f]{6}/avx2",
-                        matrix.path_key("avx2", "X86_64", epyc))
+    assert re.fullmatch(
+        r"x86_64/amd-epyc-[0-9a-f]{6}/avx2", matrix.path_key("avx2", "X86_64", epyc)
+    )
 
 
 def test_a_machine_is_its_cpu_model_and_kernel_flags():
     """Two machines with the same CPU model and flags share a name (the count of logical CPUs
     does not matter); another model, or one more kernel flag, makes another machine."""
     epyc = {"cpu": "AMD EPYC, 2 logical CPUs", "flags": ["avx2", "f16c", "fma"]}
-    assert machine_id(epyc) == machine_id({**epyc, "cpu": "AMD EPYC, 64 logical CPUs",
-                                           "flags": ["fma", "f16c", "avx2"]})
+    assert machine_id(epyc) == machine_id(
+        {**epyc, "cpu": "AMD EPYC, 64 logical CPUs", "flags": ["fma", "f16c", "avx2"]}
+    )
     assert machine_id(epyc) != machine_id({**epyc, "flags": ["avx2", "f16c", "fma", "avx512f"]})
     assert machine_id(epyc) != machine_id({**epyc, "cpu": "AMD EPYC 9654, 2 logical CPUs"})
     xeon = machine_id({"cpu": "Intel(R) Xeon(R) Processor, 2 logical CPUs", "flags": ["avx2"]})
     assert re.fullmatch(r"intel-xeon-processor-[0-9a-f]{6}", xeon)
 
 
-EPYC = {"platform": "p", "cpu": "AMD EPYC, 2 logical CPUs", "flags": ["avx2", "f16c", "fma"],
-        "python": "3.11"}
-XEON = {"platform": "p", "cpu": "Intel(R) Xeon(R) Processor, 2 logical CPUs",
-        "flags": ["amx_bf16", "avx2", "avx512f"], "python": "3.11"}
+EPYC = {
+    "platform": "p",
+    "cpu": "AMD EPYC, 2 logical CPUs",
+    "flags": ["avx2", "f16c", "fma"],
+    "python": "3.11",
+}
+XEON = {
+    "platform": "p",
+    "cpu": "Intel(R) Xeon(R) Processor, 2 logical CPUs",
+    "flags": ["amx_bf16", "avx2", "avx512f"],
+    "python": "3.11",
+}
 
 
 def _path_run(path: str, machine: dict, outcome: str = "passed") -> dict:
-    return {**_entry("9.2.0", outcome), "path": path, "machine": machine, "runs": "kernels",
-            "settings": {}, "capability": "AVX2", "threads": 2, "onednn": True}
+    return {
+        **_entry("9.2.0", outcome),
+        "path": path,
+        "machine": machine,
+        "runs": "kernels",
+        "settings": {},
+        "capability": "AVX2",
+        "threads": 2,
+        "onednn": True,
+    }
 
 
 def test_merging_keeps_cpu_path_runs_of_the_same_pin_only():
     covered = ["9.2.0", "9.1.3", "9.0.1"]
-    paths = {p: _path_run(p, EPYC, "failed" if p == "native" else "passed")
-             for p in ("native", "avx2")}
+    paths = {
+        p: _path_run(p, EPYC, "failed" if p == "native" else "passed") for p in ("native", "avx2")
+    }
     base = part_record("9.2.0", covered, {}, {f"x86_64/{p}": run for p, run in paths.items()})
-    new = part_record("9.2.0", covered, {}, {
-        cpu_path_key("x86_64", EPYC, "native"): _path_run("native", EPYC),
-        cpu_path_key("aarch64", EPYC, "native"): _path_run("native", EPYC)})
+    new = part_record(
+        "9.2.0",
+        covered,
+        {},
+        {
+            cpu_path_key("x86_64", EPYC, "native"): _path_run("native", EPYC),
+            cpu_path_key("aarch64", EPYC, "native"): _path_run("native", EPYC),
+        },
+    )
     merged = merge_records(base, [new])
-    assert sorted(merged["cpu_paths"]) == sorted([
-        cpu_path_key("aarch64", EPYC, "native"), cpu_path_key("x86_64", EPYC, "avx2"),
-        cpu_path_key("x86_64", EPYC, "native")])
+    assert sorted(merged["cpu_paths"]) == sorted(
+        [
+            cpu_path_key("aarch64", EPYC, "native"),
+            cpu_path_key("x86_64", EPYC, "avx2"),
+            cpu_path_key("x86_64", EPYC, "native"),
+        ]
+    )
     native = cpu_path_key("x86_64", EPYC, "native")
     assert merged["cpu_paths"][native] == new["cpu_paths"][native]  # the same machine: replaced
     assert sorted(merge_records({**base, "pinned": "9.1.0"}, [new])["cpu_paths"]) == sorted(
-        new["cpu_paths"])
+        new["cpu_paths"]
+    )
 
 
 def test_a_second_machine_s_cpu_paths_stand_beside_the_first():
@@ -533,18 +657,29 @@ def test_a_second_machine_s_cpu_paths_stand_beside_the_first():
     told apart: migrated by the runs' own machine); the GPU runs of the record stay."""
     covered = ["9.2.0", "9.1.3", "9.0.1"]
     gpu = {"kind": "cuda", **_entry("2.11.0")}
-    base = {**part_record("9.2.0", covered, {}, {"x86_64/native": _path_run("native", EPYC)}),
-            "gpus": {"nvidia-h200/2.11.0+cu130": gpu}}
-    xeon = part_record("9.2.0", covered, {}, {"x86_64/native": _path_run("native", XEON),
-                                              "x86_64/avx512": _path_run("avx512", XEON)})
+    base = {
+        **part_record("9.2.0", covered, {}, {"x86_64/native": _path_run("native", EPYC)}),
+        "gpus": {"nvidia-h200/2.11.0+cu130": gpu},
+    }
+    xeon = part_record(
+        "9.2.0",
+        covered,
+        {},
+        {"x86_64/native": _path_run("native", XEON), "x86_64/avx512": _path_run("avx512", XEON)},
+    )
     merged = merge_records(base, [xeon])
-    assert sorted(merged["cpu_paths"]) == sorted([
-        cpu_path_key("x86_64", EPYC, "native"), cpu_path_key("x86_64", XEON, "native"),
-        cpu_path_key("x86_64", XEON, "avx512")])
+    assert sorted(merged["cpu_paths"]) == sorted(
+        [
+            cpu_path_key("x86_64", EPYC, "native"),
+            cpu_path_key("x86_64", XEON, "native"),
+            cpu_path_key("x86_64", XEON, "avx512"),
+        ]
+    )
     assert merged["cpu_paths"][cpu_path_key("x86_64", EPYC, "native")]["machine"] == EPYC
     assert merged["gpus"] == base["gpus"]
-    assert migrate(base)["cpu_paths"] == {cpu_path_key("x86_64", EPYC, "native"):
-                                          base["cpu_paths"]["x86_64/native"]}
+    assert migrate(base)["cpu_paths"] == {
+        cpu_path_key("x86_64", EPYC, "native"): base["cpu_paths"]["x86_64/native"]
+    }
     assert "x86_64/native" in base["cpu_paths"], "migrate returns a new record"
 
 
@@ -559,37 +694,51 @@ def test_the_no_onednn_path_switches_onednn_off_in_every_process(tmp_path):
         env.pop(matrix.NO_ONEDNN, None)
         if value:
             env[matrix.NO_ONEDNN] = value
-        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                             text=True, check=True).stdout.strip()
+        out = subprocess.run(
+            [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+        ).stdout.strip()
         assert out == expected
 
 
 def test_a_page_counts_the_cpu_paths_its_checks_passed_on(monkeypatch):
     """The facts line names how many CPU paths passed every check of the page, links the
     paths' table, and says on which path a check differs; the details list it."""
-    from scripts.build import matrix_notes as hook
+    from scripts.hooks import matrix_notes as hook
 
     check = hook.Check("docs/a.md::line 3", "block at line 3", "0" * 12, 3)
     failed = _path_run("native", EPYC, "failed")
     failed["tests"]["docs/a.md::line 3"]["message"] = "AssertionError: boom"
-    keys = [cpu_path_key("x86_64", EPYC, "avx2"), cpu_path_key("x86_64", EPYC, "native"),
-            cpu_path_key("x86_64", XEON, "native"), cpu_path_key("aarch64", EPYC, "native")]
-    record = {"pinned": "9.2.0", "releases": {"9.2.0": _entry("9.2.0")},
-              "cpu_paths": {keys[0]: _path_run("avx2", EPYC), keys[1]: _path_run("native", EPYC),
-                            keys[2]: _path_run("native", XEON), keys[3]: failed}}
+    keys = [
+        cpu_path_key("x86_64", EPYC, "avx2"),
+        cpu_path_key("x86_64", EPYC, "native"),
+        cpu_path_key("x86_64", XEON, "native"),
+        cpu_path_key("aarch64", EPYC, "native"),
+    ]
+    record = {
+        "pinned": "9.2.0",
+        "releases": {"9.2.0": _entry("9.2.0")},
+        "cpu_paths": {
+            keys[0]: _path_run("avx2", EPYC),
+            keys[1]: _path_run("native", EPYC),
+            keys[2]: _path_run("native", XEON),
+            keys[3]: failed,
+        },
+    }
     state, paths = hook.status(record, [check]), hook.status(record, [check], "cpu_paths")
     assert state.passed == ["9.2.0"] and not state.failed and not state.pending
     assert sorted(paths.passed) == sorted(keys[:3])
     assert list(paths.failed) == [keys[3]]
     line, details = hook.page_matrix(record, [check], [], "../claims/#cpu-kernel-paths")
-    assert ('on torch 9.2.0 and <a href="../claims/#cpu-kernel-paths">3 CPU paths of 2 '
-            "machines</a>" in line)
+    assert (
+        'on torch 9.2.0 and <a href="../claims/#cpu-kernel-paths">3 CPU paths of 2 '
+        "machines</a>" in line
+    )
     assert f"1 differs on CPU path {keys[3]}" in line
     assert f"On CPU path {keys[3]}, block at line 3 fails with" in details
     assert f"<code>{keys[0]}</code>: kernels</td><td>none</td>" in hook.paths_table(record)
 
 
-NESTED = '''??? note "The code"
+NESTED = """??? note "The code"
     ```python
     print(2 + 2)
     ```
@@ -606,7 +755,7 @@ NESTED = '''??? note "The code"
     ```
 
 The end.
-'''
+"""
 
 
 def test_a_note_follows_a_block_or_its_output_inside_an_admonition_or_a_tab():
@@ -616,23 +765,38 @@ def test_a_note_follows_a_block_or_its_output_inside_an_admonition_or_a_tab():
     the checks' lines."""
     from pytest_codeblocks.main import extract_from_buffer
 
-    from scripts.build import matrix_notes as hook
+    from scripts.hooks import matrix_notes as hook
 
     front = "---\ntitle: T\n---\n"
     first, second = extract_from_buffer(io.StringIO(front + NESTED))
-    checks = [hook.Check(f"docs/p.md::line {b.lineno}", f"block at line {b.lineno}", None,
-                         b.lineno) for b in (first, second)]
-    state = hook.Status(checks, ["9.1.0"], {}, {"9.0.0": [
-        (checks[0], 'prints "5" where the page shows "4"'), (checks[1], "AssertionError: no")]})
+    checks = [
+        hook.Check(f"docs/p.md::line {b.lineno}", f"block at line {b.lineno}", None, b.lineno)
+        for b in (first, second)
+    ]
+    state = hook.Status(
+        checks,
+        ["9.1.0"],
+        {},
+        {
+            "9.0.0": [
+                (checks[0], 'prints "5" where the page shows "4"'),
+                (checks[1], "AssertionError: no"),
+            ]
+        },
+    )
     lines = hook.block_notes(NESTED, front + NESTED, state).splitlines()
     assert lines[8:11] == [
-        "    ```", "",
+        "    ```",
+        "",
         '    <p class="torch-matrix-difference">On PyTorch 9.0.0 this block prints <code>5</code>'
-        " where the page shows <code>4</code>.</p>"]
+        " where the page shows <code>4</code>.</p>",
+    ]
     assert lines[16:19] == [
-        "    ```", "",
+        "    ```",
+        "",
         '    <p class="torch-matrix-difference">On PyTorch 9.0.0 this block fails with '
-        "<code>AssertionError: no</code>.</p>"]
+        "<code>AssertionError: no</code>.</p>",
+    ]
     assert lines[19:] == ["", "The end."]
     passing = hook.Status(checks, ["9.1.0"], {}, {})
     assert hook.block_notes(NESTED, front + NESTED, passing) == NESTED
@@ -641,8 +805,8 @@ def test_a_note_follows_a_block_or_its_output_inside_an_admonition_or_a_tab():
 def test_an_edited_record_or_claims_module_is_read_again(tmp_path):
     """``mkdocs serve`` rebuilds in one process: a record or a property test module edited
     since the last build is read again (the reading is kept by file and modification time)."""
-    from scripts.build import matrix_notes as hook
-    from scripts.build.matrix_notes import read_record
+    from scripts.hooks import matrix_notes as hook
+    from scripts.hooks.matrix_notes import read_record
 
     record, tests = tmp_path / RECORD.relative_to(ROOT), tmp_path / "tests" / "test_claims_a.py"
     record.parent.mkdir(parents=True)
@@ -654,45 +818,62 @@ def test_an_edited_record_or_claims_module_is_read_again(tmp_path):
         for path in (record, tests):
             os.utime(path, ns=(k * 10**9, k * 10**9))
         assert read_record(tmp_path)["pinned"] == pinned
-        assert hook.proofs_in_sources(tmp_path) == {f"c{k}": {"tests/test_claims_a.py::test_a":
-                                                            False}}
+        assert hook.proofs_in_sources(tmp_path) == {
+            f"c{k}": {"tests/test_claims_a.py::test_a": False}
+        }
 
 
 def test_the_build_imports_no_markdown_model_for_the_matrix():
     """The hook reads pages with the build's reader (markdown-it-py) and pymdownx.snippets, and the
     record with it: loading it loads no other module of the project."""
-    code = ("import sys; import scripts.build.matrix_notes; "
-            "print(sorted(m for m in sys.modules if m.startswith('scripts')))")
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
-                         check=True).stdout
+    code = (
+        "import sys; import scripts.hooks.matrix_notes; "
+        "print(sorted(m for m in sys.modules if m.startswith('scripts')))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout
     assert json.loads(out.replace("'", '"')) == [
-        "scripts", "scripts.build", "scripts.build.markdown_blocks", "scripts.build.matrix_notes",
-        "scripts.build.page_facts"]
+        "scripts",
+        "scripts.hooks",
+        "scripts.hooks.markdown_blocks",
+        "scripts.hooks.matrix_notes",
+        "scripts.hooks.page_facts",
+    ]
 
 
 def test_a_page_checks_its_blocks_included_snippets_and_claims_proofs(tmp_path):
     """A page's checks: each Python or shell block (not a ``text`` one), each ``snippets/*.py``
     it includes (once, whatever region; not a ``.out`` file, not an escaped include line), the
     property tests of the claim ids given, in that order."""
-    from scripts.build import matrix_notes as hook
+    from scripts.hooks import matrix_notes as hook
 
     (tmp_path / "docs").mkdir()
     (tmp_path / "snippets").mkdir()
     (tmp_path / "tests").mkdir()
     (tmp_path / "tests" / "test_claims_x.py").write_text(
-        "from tests.claim_register import proves\n\n\n@proves('c')\ndef test_c():\n    pass\n")
+        "from tests.claim_register import proves\n\n\n@proves('c')\ndef test_c():\n    pass\n"
+    )
     for name in ("a.py", "a.out", "b.py", "c.py"):
         (tmp_path / "snippets" / name).write_text("print(1)\n")
     (tmp_path / "docs" / "p.md").write_text(
         '# P\n\n```python\nx = 1\n```\n\n```text\nno\n```\n\n```python\n--8<-- "snippets/a.py:one"'
         "\n```\n\n```python\n--8<-- 'snippets/a.py:two'\n--8<-- \"snippets/b.py\"\n```\n\n"
-        '```text\n--8<-- "snippets/a.out"\n;--8<-- "snippets/c.py"\n```\n\n```sh\necho hi\n```\n')
-    ids = [c.test_id for c in hook.page_checks(tmp_path, {"releases": {}}, "p.md",
-                                                ["c", "unknown"])]
+        '```text\n--8<-- "snippets/a.out"\n;--8<-- "snippets/c.py"\n```\n\n```sh\necho hi\n```\n'
+    )
+    ids = [
+        c.test_id for c in hook.page_checks(tmp_path, {"releases": {}}, "p.md", ["c", "unknown"])
+    ]
     snippet = "tests/test_snippets.py::test_snippet_runs_as_main_and_prints_its_golden_output"
-    assert ids == ["docs/p.md::line 3", "docs/p.md::line 11", "docs/p.md::line 15",
-                   "docs/p.md::line 25", f"{snippet}[snippets/a.py]", f"{snippet}[snippets/b.py]",
-                   "tests/test_claims_x.py::test_c"]
+    assert ids == [
+        "docs/p.md::line 3",
+        "docs/p.md::line 11",
+        "docs/p.md::line 15",
+        "docs/p.md::line 25",
+        f"{snippet}[snippets/a.py]",
+        f"{snippet}[snippets/b.py]",
+        "tests/test_claims_x.py::test_c",
+    ]
 
 
 #: A made-up project with checks marked cuda and unmarked ones: a page, a property test file,
@@ -737,8 +918,16 @@ def _cuda_project(root):
     return root
 
 
-H200 = {"name": "NVIDIA H200", "driver": "580.95.05", "cuda": "13.0", "capability": "9.0",
-        "count": 1, "memory_gib": 139.8, "torch": "2.11.0+cu130", "python": "3.12.3"}
+H200 = {
+    "name": "NVIDIA H200",
+    "driver": "580.95.05",
+    "cuda": "13.0",
+    "capability": "9.0",
+    "count": 1,
+    "memory_gib": 139.8,
+    "torch": "2.11.0+cu130",
+    "python": "3.12.3",
+}
 
 
 def test_the_cuda_run_selects_exactly_the_checks_marked_cuda(tmp_path):
@@ -757,8 +946,9 @@ def test_the_cuda_run_selects_exactly_the_checks_marked_cuda(tmp_path):
         assert result == {**result, "outcome": "skipped", "message": CUDA_SKIP_REASON}
     page = extract_from_file(root / "docs" / "gpu.md")[1]
     assert entry["tests"][block]["fingerprint"] == block_fingerprint(page.code, None)
-    assert entry["gpu"] == {k: H200[k] for k in ("name", "driver", "cuda", "capability",
-                                                 "count", "memory_gib")}
+    assert entry["gpu"] == {
+        k: H200[k] for k in ("name", "driver", "cuda", "capability", "count", "memory_gib")
+    }
     assert (entry["kind"], entry["torch"], entry["release"]) == ("cuda", "2.11.0+cu130", "2.11.0")
     assert entry["summary"] == {"passed": 0, "failed": 0, "skipped": 2}
     assert entry["selected"] == ["docs/gpu.md", "tests/test_claims_gpu.py"]
@@ -770,15 +960,15 @@ def test_without_a_gpu_the_cuda_run_says_so_and_writes_nothing(tmp_path, monkeyp
     record = tmp_path / "record.json"
     record.write_text('{"pinned": null, "releases": {}}')
     assert matrix.main(["--cuda", "--record", str(record)]) == 1
-    assert matrix.main(["--cuda", "--part", str(tmp_path / "part.json"),
-                        "--record", str(record)]) == 1
+    assert (
+        matrix.main(["--cuda", "--part", str(tmp_path / "part.json"), "--record", str(record)]) == 1
+    )
     assert "no CUDA GPU" in capsys.readouterr().err
     assert record.read_text() == '{"pinned": null, "releases": {}}'
     assert sorted(p.name for p in tmp_path.iterdir()) == ["record.json"]
 
 
-def test_a_cuda_part_records_the_gpu_and_merges_beside_the_cpu_runs(tmp_path, monkeypatch,
-                                                                     record):
+def test_a_cuda_part_records_the_gpu_and_merges_beside_the_cpu_runs(tmp_path, monkeypatch, record):
     """``--cuda --part`` (GPU and checks faked: this machine has no GPU) writes a part with one
     GPU run keyed by GPU and torch, holding the GPU's name, driver, CUDA and torch with the
     outcomes, and the benchmark's run, whose data set lies beside the part; merged into the
@@ -820,38 +1010,59 @@ def test_a_cuda_part_records_the_gpu_and_merges_beside_the_cpu_runs(tmp_path, mo
 
 
 def _gpu_run(outcome: str, fingerprint: str) -> dict:
-    return {"kind": "cuda", "torch": "2.11.0+cu130", "release": "2.11.0", "date": "2026-11-27",
-            "gpu": {"name": "NVIDIA H200", "driver": "580.95.05", "cuda": "13.0"},
-            "summary": {}, "tests": {"docs/a.md::line 9": {
-                "outcome": outcome, "fingerprint": fingerprint,
-                **({"message": "AssertionError: no"} if outcome != "passed" else {})}}}
+    return {
+        "kind": "cuda",
+        "torch": "2.11.0+cu130",
+        "release": "2.11.0",
+        "date": "2026-11-27",
+        "gpu": {"name": "NVIDIA H200", "driver": "580.95.05", "cuda": "13.0"},
+        "summary": {},
+        "tests": {
+            "docs/a.md::line 9": {
+                "outcome": outcome,
+                "fingerprint": fingerprint,
+                **({"message": "AssertionError: no"} if outcome != "passed" else {}),
+            }
+        },
+    }
 
 
-@pytest.mark.parametrize("gpu_run, verified", [
-    (None, False),  # no GPU run at all
-    (_gpu_run("passed", "1" * 12), True),
-    (_gpu_run("passed", "2" * 12), False),  # the block changed since it ran on the GPU
-    (_gpu_run("skipped", "1" * 12), False),  # a skip on a GPU is not a run
-    (_gpu_run("failed", "1" * 12), False),
-])
+@pytest.mark.parametrize(
+    "gpu_run, verified",
+    [
+        (None, False),  # no GPU run at all
+        (_gpu_run("passed", "1" * 12), True),
+        (_gpu_run("passed", "2" * 12), False),  # the block changed since it ran on the GPU
+        (_gpu_run("skipped", "1" * 12), False),  # a skip on a GPU is not a run
+        (_gpu_run("failed", "1" * 12), False),
+    ],
+)
 def test_the_facts_line_says_and_1_gpu_only_with_a_gpu_record(gpu_run, verified):
     """A page with one CPU block and one block marked cuda: the CPU count leaves the CUDA block
     out (it is skipped on every CPU); the line says "on torch 2.11.0+cu130 and 1 GPU" only when
     a GPU run passed the block as it is today, else "1 not yet run on a GPU" (or that it
     differs there), and the list at the end names the block."""
-    from scripts.build import matrix_notes as hook
+    from scripts.hooks import matrix_notes as hook
 
-    checks = [hook.Check("docs/a.md::line 3", "block at line 3", "0" * 12, 3),
-              hook.Check("docs/a.md::line 9", "block at line 9", "1" * 12, 9, cuda=True)]
-    record = {"pinned": "9.2.0", "releases": {"9.2.0": _entry("9.2.0")},
-              "cpu_paths": {cpu_path_key("x86_64", EPYC, "native"): _path_run("native", EPYC)},
-              "gpus": {"nvidia-h200/2.11.0+cu130": gpu_run} if gpu_run else {}}
+    checks = [
+        hook.Check("docs/a.md::line 3", "block at line 3", "0" * 12, 3),
+        hook.Check("docs/a.md::line 9", "block at line 9", "1" * 12, 9, cuda=True),
+    ]
+    record = {
+        "pinned": "9.2.0",
+        "releases": {"9.2.0": _entry("9.2.0")},
+        "cpu_paths": {cpu_path_key("x86_64", EPYC, "native"): _path_run("native", EPYC)},
+        "gpus": {"nvidia-h200/2.11.0+cu130": gpu_run} if gpu_run else {},
+    }
     line, details = hook.page_matrix(record, checks, [], "../claims/#cpu-kernel-paths")
     assert "<strong>Verified</strong>: 1 check on torch 9.2.0 and " in line
-    assert ('1 CUDA check on torch 2.11.0+cu130 and <a href="../claims/#cpu-kernel-paths">'
-            "1 GPU</a>" in line) is verified
-    assert ("GPU" in line.replace("not yet run on a GPU", "").replace(
-        "differs on GPU", "")) is verified, "nothing else claims a GPU"
+    assert (
+        '1 CUDA check on torch 2.11.0+cu130 and <a href="../claims/#cpu-kernel-paths">'
+        "1 GPU</a>" in line
+    ) is verified
+    assert (
+        "GPU" in line.replace("not yet run on a GPU", "").replace("differs on GPU", "")
+    ) is verified, "nothing else claims a GPU"
     if verified:
         assert "not yet run on a GPU" not in line and details == ""
     elif gpu_run and gpu_run["tests"]["docs/a.md::line 9"]["outcome"] == "failed":
@@ -860,15 +1071,20 @@ def test_the_facts_line_says_and_1_gpu_only_with_a_gpu_record(gpu_run, verified)
     else:
         assert '<a href="#torch-matrix-details">1 not yet run on a GPU</a>' in line
         assert "Not yet run on a GPU (marked for CUDA, skipped on a CPU): block at line 9" in (
-            details)
+            details
+        )
 
 
 def test_a_page_without_cuda_checks_says_nothing_of_a_gpu():
-    from scripts.build import matrix_notes as hook
+    from scripts.hooks import matrix_notes as hook
 
     checks = [hook.Check("docs/a.md::line 3", "block at line 3", "0" * 12, 3)]
-    record = {"pinned": "9.2.0", "releases": {"9.2.0": _entry("9.2.0")}, "cpu_paths": {},
-              "gpus": {}}
+    record = {
+        "pinned": "9.2.0",
+        "releases": {"9.2.0": _entry("9.2.0")},
+        "cpu_paths": {},
+        "gpus": {},
+    }
     line, details = hook.page_matrix(record, checks, [])
     assert "GPU" not in line and details == ""
     assert "No GPU run yet" in hook.paths_table(record)
@@ -903,7 +1119,7 @@ def test_the_blocks_marked_cuda_are_those_pytest_codeblocks_marks(tmp_path):
     all the same; one indented in a note with a blank line before its fence; another mark), the
     page's checks marked ``cuda`` are exactly the blocks pytest-codeblocks gives the ``cuda``
     mark."""
-    from scripts.build import matrix_notes as hook
+    from scripts.hooks import matrix_notes as hook
 
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "made-up.md").write_text(NESTED_CUDA)
@@ -911,36 +1127,48 @@ def test_the_blocks_marked_cuda_are_those_pytest_codeblocks_marks(tmp_path):
     pages["made-up.md"] = tmp_path
     for name, root in sorted(pages.items()):
         text = (root / "docs" / name).read_text(encoding="utf-8")
-        marked = {b.lineno for b in extract_from_buffer(io.StringIO(text))
-                  if any(m.strip() == "pytest.mark.cuda" for m in b.marks)}
+        marked = {
+            b.lineno
+            for b in extract_from_buffer(io.StringIO(text))
+            if any(m.strip() == "pytest.mark.cuda" for m in b.marks)
+        }
         checks = hook.page_checks(root, {"releases": {}}, name)
         assert {c.line for c in checks if c.cuda} == marked, name
-    assert {c.line for c in hook.page_checks(tmp_path, {"releases": {}}, "made-up.md")
-            if c.cuda} == {6, 14}
+    assert {
+        c.line for c in hook.page_checks(tmp_path, {"releases": {}}, "made-up.md") if c.cuda
+    } == {6, 14}
 
 
 def test_a_page_knows_its_checks_marked_cuda(tmp_path):
     """A block with the marker above its fence, and a property test of a claim the page states
     decorated ``@pytest.mark.cuda``, are the page's CUDA checks; the others are not."""
-    from scripts.build import matrix_notes as hook
+    from scripts.hooks import matrix_notes as hook
 
     root = _cuda_project(tmp_path)
     (root / "tests" / "test_claims_gpu.py").write_text(
         "import pytest\nfrom tests.claim_register import proves\n\n\n@proves('g')\n"
         "@pytest.mark.cuda\ndef test_on_the_gpu():\n    pass\n\n\n@proves('g')\n"
-        "def test_anywhere():\n    pass\n")
+        "def test_anywhere():\n    pass\n"
+    )
     checks = {c.test_id: c.cuda for c in hook.page_checks(root, {"releases": {}}, "gpu.md", ["g"])}
-    assert checks == {"docs/gpu.md::line 3": False, "docs/gpu.md::line 8": True,
-                      "tests/test_claims_gpu.py::test_anywhere": False,
-                      "tests/test_claims_gpu.py::test_on_the_gpu": True}
+    assert checks == {
+        "docs/gpu.md::line 3": False,
+        "docs/gpu.md::line 8": True,
+        "tests/test_claims_gpu.py::test_anywhere": False,
+        "tests/test_claims_gpu.py::test_on_the_gpu": True,
+    }
     (root / "tests" / "test_claims_more.py").write_text(
         "import pytest\nfrom tests.claim_register import proves\n\npytestmark = [pytest.mark.cuda]"
-        "\n\n\n@proves('g', 'h')\ndef test_a():\n    pass\n")
+        "\n\n\n@proves('g', 'h')\ndef test_a():\n    pass\n"
+    )
     assert hook.proofs_in_sources(root) == {
-        "g": {"tests/test_claims_gpu.py::test_on_the_gpu": True,
-              "tests/test_claims_gpu.py::test_anywhere": False,
-              "tests/test_claims_more.py::test_a": True},
-        "h": {"tests/test_claims_more.py::test_a": True}}
+        "g": {
+            "tests/test_claims_gpu.py::test_on_the_gpu": True,
+            "tests/test_claims_gpu.py::test_anywhere": False,
+            "tests/test_claims_more.py::test_a": True,
+        },
+        "h": {"tests/test_claims_more.py::test_a": True},
+    }
 
 
 def test_wheels_a_gpu_machine_lacks_are_unpacked_for_the_run_and_others_left(tmp_path):
@@ -979,11 +1207,32 @@ def test_the_cuda_selection_holds_every_check_pytest_marks_cuda(tmp_path):
     files :func:`cuda_selection` finds, and from each page it finds: no marked check is left
     out of the GPU run, whatever way its marker is written."""
     out = tmp_path / "collected.json"
-    args = [sys.executable, "-m", "pytest", "-o", "addopts=", "-p", "tests.cuda_marker",
-            "--codeblocks", "-p", "no:cacheprovider", "-p", "tests.torch_matrix_plugin", "-m",
-            "cuda", "--collect-only", "-q", *matrix.selection()]
-    proc = subprocess.run(args, cwd=ROOT, capture_output=True, text=True,
-                          env={**os.environ, "TORCH_MATRIX_OUT": str(out)})
+    args = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-o",
+        "addopts=",
+        "-p",
+        "tests.cuda_marker",
+        "--codeblocks",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "tests.torch_matrix_plugin",
+        "-m",
+        "cuda",
+        "--collect-only",
+        "-q",
+        *matrix.selection(),
+    ]
+    proc = subprocess.run(
+        args,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "TORCH_MATRIX_OUT": str(out)},
+    )
     assert proc.returncode in (0, 5), proc.stdout[-2000:] + proc.stderr[-2000:]
     files = {test_id.split("::")[0] for test_id in json.loads(out.read_text())["collected"]}
     chosen = matrix.cuda_selection()
@@ -993,8 +1242,9 @@ def test_the_cuda_selection_holds_every_check_pytest_marks_cuda(tmp_path):
 
 def test_the_model_scale_sweep_runs_where_the_benchmark_offers_it(tmp_path):
     program = tmp_path / "bench.py"
-    program.write_text('import argparse\np = argparse.ArgumentParser()\n'
-                       'p.add_argument("--device")\n')
+    program.write_text(
+        'import argparse\np = argparse.ArgumentParser()\np.add_argument("--device")\n'
+    )
     assert matrix.benchmark_runs(program) == {"sweep": ["--device", "cuda"]}
     program.write_text(program.read_text() + 'p.add_argument("--models", action="store_true")\n')
     assert matrix.benchmark_runs(program) == matrix.BENCHMARK_RUNS

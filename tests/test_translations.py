@@ -28,8 +28,8 @@ import sys
 import pytest
 
 from scripts import ROOT
-from scripts.build.markdown_blocks import sections
 from scripts.commands.translations import DOCS, ZH_SUFFIX, compare, main, report, translated_pages
+from scripts.hooks.markdown_blocks import sections
 from tests.translations import alignment_problems, code_difference, section_items
 from tests.zh_pair import ENGLISH, chinese, replace_once
 
@@ -40,11 +40,14 @@ PAIRS = [p.relative_to(DOCS).as_posix() for p in translated_pages()]
 def read_pair(page: str) -> tuple[str, str]:
     """The English and the Chinese Markdown of ``docs/<page>``."""
     english = DOCS / page
-    return (english.read_text(encoding="utf-8"),
-            english.with_name(english.stem + ZH_SUFFIX).read_text(encoding="utf-8"))
+    return (
+        english.read_text(encoding="utf-8"),
+        english.with_name(english.stem + ZH_SUFFIX).read_text(encoding="utf-8"),
+    )
 
 
 # --- The same code ------------------------------------------------------------------------------
+
 
 def test_a_faithful_translation_has_the_english_blocks():
     zh = chinese()
@@ -54,34 +57,57 @@ def test_a_faithful_translation_has_the_english_blocks():
 
 #: One break of a Chinese page's code per case: (what is replaced, by what, what the report says).
 CODE_BREAKS = {
-    "a changed token": ("print(torch.tensor([2]).item())", "print(torch.tensor([3]).item())",
-                        "zh:28 vs en:26: #what-it-returns block 1 (python): token '3', not '2'"),
-    "a changed output": ("```text\n2\n```", "```text\n3\n```",
-                         "zh:33 vs en:31: #what-it-returns block 2 (text): '3', not '2'"),
-    "a changed formula": ("y = x W^{\\top}", "y = W x",
-                          "zh:37 vs en:35: #what-it-returns block 3 (math): 'y = W x', "
-                          "not 'y = x W^{\\\\top}'"),
+    "a changed token": (
+        "print(torch.tensor([2]).item())",
+        "print(torch.tensor([3]).item())",
+        "zh:28 vs en:26: #what-it-returns block 1 (python): token '3', not '2'",
+    ),
+    "a changed output": (
+        "```text\n2\n```",
+        "```text\n3\n```",
+        "zh:33 vs en:31: #what-it-returns block 2 (text): '3', not '2'",
+    ),
+    "a changed formula": (
+        "y = x W^{\\top}",
+        "y = W x",
+        "zh:37 vs en:35: #what-it-returns block 3 (math): 'y = W x', not 'y = x W^{\\\\top}'",
+    ),
     "a lost expected-output comment": (
-        "<!--pytest-codeblocks:expected-output-->\n", "",
+        "<!--pytest-codeblocks:expected-output-->\n",
+        "",
         "zh:31 vs en:30: #what-it-returns block 2: the comment above is None, "
-        "not '<!--pytest-codeblocks:expected-output-->'"),
-    "a changed skip reason": ('reason="shows a mistake"', 'reason="展示一个错误"',
-                              "zh:62 vs en:59: #where-it-differs block 2: the comment above is "
-                              "'<!--pytest.mark.skip(reason=\"展示一个错误\")-->', not "
-                              "'<!--pytest.mark.skip(reason=\"shows a mistake\")-->'"),
-    "a changed include": ("rows.py:lookup", "rows.py:other",
-                          "zh:55 vs en:52: #where-it-differs block 1 (python): token "
-                          "'\"snippets/probe/rows.py:other\"', not "
-                          "'\"snippets/probe/rows.py:lookup\"'"),
-    "a changed info string": ("```text\n2", "```console\n2",
-                              "zh:32 vs en:30: #what-it-returns block 2: opens '' ```'console', "
-                              "not '' ```'text'"),
-    "a block taken out of its note": ("    ```python\n    emb(", "```python\n    emb(",
-                                      "zh:42 vs en:40: #where-it-differs its blocks cannot be "
-                                      "read: <markdown>:21: fence ```python is never closed"),
-    "a block left out": ("```math\ny = x W^{\\top}\n```\n", "",
-                         "zh:37 vs en:34: #what-it-returns block 3: a block the Chinese section "
-                         "lacks"),
+        "not '<!--pytest-codeblocks:expected-output-->'",
+    ),
+    "a changed skip reason": (
+        'reason="shows a mistake"',
+        'reason="展示一个错误"',
+        "zh:62 vs en:59: #where-it-differs block 2: the comment above is "
+        "'<!--pytest.mark.skip(reason=\"展示一个错误\")-->', not "
+        "'<!--pytest.mark.skip(reason=\"shows a mistake\")-->'",
+    ),
+    "a changed include": (
+        "rows.py:lookup",
+        "rows.py:other",
+        "zh:55 vs en:52: #where-it-differs block 1 (python): token "
+        "'\"snippets/probe/rows.py:other\"', not "
+        "'\"snippets/probe/rows.py:lookup\"'",
+    ),
+    "a changed info string": (
+        "```text\n2",
+        "```console\n2",
+        "zh:32 vs en:30: #what-it-returns block 2: opens '' ```'console', not '' ```'text'",
+    ),
+    "a block taken out of its note": (
+        "    ```python\n    emb(",
+        "```python\n    emb(",
+        "zh:42 vs en:40: #where-it-differs its blocks cannot be "
+        "read: <markdown>:21: fence ```python is never closed",
+    ),
+    "a block left out": (
+        "```math\ny = x W^{\\top}\n```\n",
+        "",
+        "zh:37 vs en:34: #what-it-returns block 3: a block the Chinese section lacks",
+    ),
 }
 
 
@@ -94,7 +120,8 @@ def test_the_code_check_finds_the_first_difference(case):
 def test_a_block_more_is_named_with_its_line():
     extra = chinese() + "\n```python\nx = 1\n```\n"
     assert code_difference(ENGLISH, extra) == (
-        "zh:74 vs en:68: #a-smaller-part block 1: a block the English section lacks")
+        "zh:74 vs en:68: #a-smaller-part block 1: a block the English section lacks"
+    )
 
 
 def test_an_include_outside_a_block_counts_too():
@@ -119,10 +146,11 @@ def test_an_english_edit_fails_no_code_or_alignment_check():
 @pytest.mark.parametrize("page", PAIRS)
 def test_the_chinese_blocks_are_the_english_blocks(page):
     english, chinese_text = read_pair(page)
-    found = code_difference(english, chinese_text, f"docs/{page}",
-                            f"docs/{page[:-3]}{ZH_SUFFIX}")
-    assert found is None, (f"docs/{page[:-3]}{ZH_SUFFIX}: its blocks must be the English blocks "
-                           f"(comments may be translated): {found}")
+    found = code_difference(english, chinese_text, f"docs/{page}", f"docs/{page[:-3]}{ZH_SUFFIX}")
+    assert found is None, (
+        f"docs/{page[:-3]}{ZH_SUFFIX}: its blocks must be the English blocks "
+        f"(comments may be translated): {found}"
+    )
 
 
 def test_pytest_collects_no_chinese_page(tmp_path):
@@ -130,14 +158,29 @@ def test_pytest_collects_no_chinese_page(tmp_path):
     collects the English page's block and skips the Chinese page beside it."""
     (tmp_path / "docs").mkdir()
     (tmp_path / "pyproject.toml").write_text(
-        (ROOT / "pyproject.toml").read_text(encoding="utf-8"), encoding="utf-8")
+        (ROOT / "pyproject.toml").read_text(encoding="utf-8"), encoding="utf-8"
+    )
     for name in ("probe.md", f"probe{ZH_SUFFIX}"):
         (tmp_path / "docs" / name).write_text("# T\n\n```python\nx = 1\n```\n", encoding="utf-8")
     run = subprocess.run(
-        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-n", "0", "-p",
-         "no:cacheprovider", "docs"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=60,
-        env={**os.environ, "PYTHONPATH": str(ROOT)})
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--collect-only",
+            "-q",
+            "-n",
+            "0",
+            "-p",
+            "no:cacheprovider",
+            "docs",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     assert "docs/probe.md::" in run.stdout, run.stdout + run.stderr
     assert ZH_SUFFIX not in run.stdout, run.stdout
 
@@ -153,6 +196,7 @@ def test_every_chinese_page_is_proven_by_the_code_check():
 
 # --- The meaning --------------------------------------------------------------------------------
 
+
 def test_a_faithful_translation_keeps_every_item():
     assert alignment_problems(ENGLISH, chinese()) == []
 
@@ -161,27 +205,47 @@ def test_a_faithful_translation_keeps_every_item():
 ALIGNMENT_BREAKS = {
     "a number": ("有 0.5 %", "有一半", "#what-it-returns: missing number '0.5'"),
     "a number with separators": ("10,000 次", "一万次", "#what-it-returns: missing number '10000'"),
-    "a number in an exponent": ("超过 1e-3", "超过千分之一",
-                                "#what-it-returns: missing number '1e-3'"),
-    "a code span": ("`nn.Embedding(5, 3)` 存有", "nn.Embedding 存有",
-                    "(title): missing code 'nn.Embedding(5, 3)'"),
-    "an inline formula": ("`#!math y = W_{i,:}`", "y 等于 W 的第 i 行",
-                          "#what-it-returns: missing formula '#!math y = W_{i,:}'"),
-    "a link target": ("(sparsity.md#coo)", "(sparsity.md)",
-                      "#what-it-returns: missing link 'sparsity.md#coo'"),
-    "a claim id": ("都成立。\n{ #claim-probe-row }", "都成立。",
-                   "#what-it-returns: missing claim 'claim-probe-row'"),
+    "a number in an exponent": (
+        "超过 1e-3",
+        "超过千分之一",
+        "#what-it-returns: missing number '1e-3'",
+    ),
+    "a code span": (
+        "`nn.Embedding(5, 3)` 存有",
+        "nn.Embedding 存有",
+        "(title): missing code 'nn.Embedding(5, 3)'",
+    ),
+    "an inline formula": (
+        "`#!math y = W_{i,:}`",
+        "y 等于 W 的第 i 行",
+        "#what-it-returns: missing formula '#!math y = W_{i,:}'",
+    ),
+    "a link target": (
+        "(sparsity.md#coo)",
+        "(sparsity.md)",
+        "#what-it-returns: missing link 'sparsity.md#coo'",
+    ),
+    "a claim id": (
+        "都成立。\n{ #claim-probe-row }",
+        "都成立。",
+        "#what-it-returns: missing claim 'claim-probe-row'",
+    ),
     "a footnote label": ("1e-3。[^init]", "1e-3。", "#what-it-returns: missing footnote 'init'"),
     "a number in a list item": ("含 3 个 id", "含三个 id", "#where-it-differs: missing number '3'"),
-    "a figure's path": ("rows-dark.svg#only-dark", "rows-light.svg#only-dark",
-                        "(title): figures ['figures/probe/rows-light.svg#only-light', "
-                        "'figures/probe/rows-light.svg#only-dark'], not "
-                        "['figures/probe/rows-light.svg#only-light', "
-                        "'figures/probe/rows-dark.svg#only-dark']"),
-    "a figure's alt text": ("![五行，每行三个数。](figures/probe/rows-dark",
-                            "![Five rows of three numbers.](figures/probe/rows-dark",
-                            "(title): the alt text of figures/probe/rows-dark.svg#only-dark is not "
-                            "Chinese: 'Five rows of three numbers.'"),
+    "a figure's path": (
+        "rows-dark.svg#only-dark",
+        "rows-light.svg#only-dark",
+        "(title): figures ['figures/probe/rows-light.svg#only-light', "
+        "'figures/probe/rows-light.svg#only-dark'], not "
+        "['figures/probe/rows-light.svg#only-light', "
+        "'figures/probe/rows-dark.svg#only-dark']",
+    ),
+    "a figure's alt text": (
+        "![五行，每行三个数。](figures/probe/rows-dark",
+        "![Five rows of three numbers.](figures/probe/rows-dark",
+        "(title): the alt text of figures/probe/rows-dark.svg#only-dark is not "
+        "Chinese: 'Five rows of three numbers.'",
+    ),
 }
 
 
@@ -196,12 +260,15 @@ def test_a_number_in_a_code_span_counts_once_as_the_span():
     of their own, which a translation keeps in its prose."""
     broken = replace_once(chinese(), "存有 5 行，每行 3 个数", "存有五行，每行三个数")
     assert alignment_problems(ENGLISH, broken) == [
-        "(title): missing number '5'", "(title): missing number '3'"]
+        "(title): missing number '5'",
+        "(title): missing number '3'",
+    ]
 
 
 def test_a_number_inside_a_word_is_no_number_and_chinese_beside_digits_is_no_letter():
-    found = section_items("# T\n\nfloat32 on an H200, torch 2.11.0+cu130, 5行, 1,000 rows, "
-                          "2 %, 87–95.\n").found["number"]
+    found = section_items(
+        "# T\n\nfloat32 on an H200, torch 2.11.0+cu130, 5行, 1,000 rows, 2 %, 87–95.\n"
+    ).found["number"]
     assert found == ["2.11.0", "5", "1000", "2", "87", "95"]
 
 
@@ -209,10 +276,15 @@ def test_a_level_that_differs_is_reported_and_a_moved_section_is_stale():
     zh = chinese()
     level = replace_once(zh, "### 更小的部分 {", "## 更小的部分 {")
     assert alignment_problems(ENGLISH, level) == [
-        "#a-smaller-part: a level-2 heading, where the English page has level 3"]
+        "#a-smaller-part: a level-2 heading, where the English page has level 3"
+    ]
     start, end = zh.index("## 它在哪里不同"), zh.index("### 更小的部分")
-    moved = zh[:zh.index("## 它返回什么")] + zh[start:end] + zh[zh.index("## 它返回什么"):start] \
+    moved = (
+        zh[: zh.index("## 它返回什么")]
+        + zh[start:end]
+        + zh[zh.index("## 它返回什么") : start]
         + zh[end:]
+    )
     state = compare(ENGLISH, moved)
     assert state.stale == ["where-it-differs"] and state.missing == []
     renamed = replace_once(zh, "{ #where-it-differs }", "{ #where-it-is-different }")
@@ -225,11 +297,14 @@ def test_a_level_that_differs_is_reported_and_a_moved_section_is_stale():
 def test_each_chinese_section_keeps_what_its_english_section_says(page):
     english, chinese_text = read_pair(page)
     found = alignment_problems(english, chinese_text)
-    assert not found, (f"docs/{page[:-3]}{ZH_SUFFIX}: {len(found)} items of the English page "
-                       "are missing (section: what):\n" + "\n".join(found))
+    assert not found, (
+        f"docs/{page[:-3]}{ZH_SUFFIX}: {len(found)} items of the English page "
+        "are missing (section: what):\n" + "\n".join(found)
+    )
 
 
 # --- Staleness ----------------------------------------------------------------------------------
+
 
 def test_editing_one_english_sentence_makes_exactly_its_section_stale(tmp_path, capsys):
     edited = replace_once(ENGLISH, "Inside the note, 7 rows.", "Inside the note, 8 rows.")

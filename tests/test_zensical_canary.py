@@ -62,7 +62,8 @@ def test_report_names_each_page_and_what_it_loses(tmp_path):
 def test_the_canary_installs_pinned_versions_and_runs_in_ci_without_gating():
     assert ZENSICAL.count(".") == 2 and "==" not in ZENSICAL
     assert [p.split("==")[0].lower() for p in pins(MARKDOWN_PACKAGES)] == [
-        n.lower() for n in MARKDOWN_PACKAGES]
+        n.lower() for n in MARKDOWN_PACKAGES
+    ]
     ci = (ROOT / ".ci" / "run").read_text()
     line = next(ln for ln in ci.splitlines() if "scripts zensical-canary" in ln)
     assert "|| " in line, "the canary reports; it never fails CI"

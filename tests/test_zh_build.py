@@ -1,4 +1,4 @@
-"""The Chinese edition's build steps (scripts/build/zh.py): staleness notes, glossary tooltips in
+"""The Chinese edition's build steps (scripts/hooks/zh.py): staleness notes, glossary tooltips in
 Chinese text, the Chinese facts line, and the two-language site (one build, /zh/, one search
 index per language, pages without a Chinese file marked English)."""
 
@@ -9,10 +9,10 @@ import re
 
 import markdown
 
-from scripts.build import zh
-from scripts.build.markdown_blocks import sections
-from scripts.build.zh import fingerprint
 from scripts.commands.translations import HAN
+from scripts.hooks import zh
+from scripts.hooks.markdown_blocks import sections
+from scripts.hooks.zh import fingerprint
 
 #: Where the site is published (mkdocs.yml's site_url): the sitemaps' addresses start with it.
 SITE_URL = "https://embedding-executed.github.io/"
@@ -35,8 +35,16 @@ The gradient is sparse.
 It has 2 rows.
 """
 
-ZH_BODY = ["行", "嵌入是一张由行组成的表。", "查找", "`weight[ids]` 返回 3 行。", "梯度",
-           "梯度是稀疏的。", "细节", "它有 2 行。"]
+ZH_BODY = [
+    "行",
+    "嵌入是一张由行组成的表。",
+    "查找",
+    "`weight[ids]` 返回 3 行。",
+    "梯度",
+    "梯度是稀疏的。",
+    "细节",
+    "它有 2 行。",
+]
 
 
 def chinese_for(english: str, *, leave_out: str | None = None) -> str:
@@ -44,19 +52,21 @@ def chinese_for(english: str, *, leave_out: str | None = None) -> str:
     fp = {s.anchor: fingerprint(s) for s in sections(english)}
     parts = [f"# {ZH_BODY[0]}\n<!-- en: {fp['']} -->\n\n{ZH_BODY[1]}\n"]
     for (anchor, level), title, body in zip(
-            [("lookup", 2), ("gradient", 2), ("detail", 3)], ZH_BODY[2::2], ZH_BODY[3::2],
-            strict=True):
+        [("lookup", 2), ("gradient", 2), ("detail", 3)], ZH_BODY[2::2], ZH_BODY[3::2], strict=True
+    ):
         if anchor == leave_out:
             continue
-        parts.append(f"{'#' * level} {title} {{ #{anchor} }}\n<!-- en: {fp[anchor]} -->\n\n"
-                     f"{body}\n")
+        parts.append(
+            f"{'#' * level} {title} {{ #{anchor} }}\n<!-- en: {fp[anchor]} -->\n\n{body}\n"
+        )
     return "\n".join(parts)
 
 
 def notes(text: str) -> list[tuple[str, str]]:
     """(kind, href) of each note in ``text``, in order."""
-    return re.findall(r'!!! warning "(英文原文已更新|本节尚未翻译)"\n    [^\n]*?href="([^"]*)"',
-                      text)
+    return re.findall(
+        r'!!! warning "(英文原文已更新|本节尚未翻译)"\n    [^\n]*?href="([^"]*)"', text
+    )
 
 
 def test_current_translation_shows_no_note():
@@ -76,8 +86,9 @@ def test_one_edited_english_sentence_marks_exactly_its_section():
 
 
 def test_edited_title_section_links_the_page_itself():
-    out = zh.stale_notes(ENGLISH.replace("table of rows", "table of vectors"),
-                         chinese_for(ENGLISH), "../../rows/")
+    out = zh.stale_notes(
+        ENGLISH.replace("table of rows", "table of vectors"), chinese_for(ENGLISH), "../../rows/"
+    )
     assert notes(out) == [("英文原文已更新", "../../rows/")]
     assert out.index("英文原文已更新") < out.index("嵌入是一张")
 
@@ -98,9 +109,12 @@ def test_notes_render_as_warnings():
 
 # -- glossary tooltips in Chinese text -----------------------------------------------------------
 
-TERMS = {"查找表": "按 id 取行的表。", "稀疏梯度": "只有被查找的行非零的梯度。",
-         "COO": "坐标格式。",
-         "padding_idx": "不更新的一行。"}
+TERMS = {
+    "查找表": "按 id 取行的表。",
+    "稀疏梯度": "只有被查找的行非零的梯度。",
+    "COO": "坐标格式。",
+    "padding_idx": "不更新的一行。",
+}
 
 
 def test_python_markdown_abbr_misses_terms_inside_chinese_text():
@@ -113,8 +127,10 @@ def test_python_markdown_abbr_misses_terms_inside_chinese_text():
 
 
 def test_text_terms_wrapped_once_inside_chinese_text():
-    html = ("<h2>查找表</h2><p>嵌入层是一张查找表，它的稀疏梯度是 COO 张量。</p>"
-            "<p>再说查找表。</p><pre><code>查找表</code></pre><p><a href='x'>稀疏梯度</a></p>")
+    html = (
+        "<h2>查找表</h2><p>嵌入层是一张查找表，它的稀疏梯度是 COO 张量。</p>"
+        "<p>再说查找表。</p><pre><code>查找表</code></pre><p><a href='x'>稀疏梯度</a></p>"
+    )
     out = zh.wrap_text_terms(html, TERMS)
     assert out.count("<abbr") == 3
     assert '<p>嵌入层是一张<abbr title="按 id 取行的表。">查找表</abbr>，' in out
@@ -126,55 +142,73 @@ def test_text_terms_wrapped_once_inside_chinese_text():
 def test_no_tooltip_inside_a_code_blocks_title():
     """A code block's title (``<span class="filename">``) is read as plain text by the one HTML
     pass (its block would lose its line count otherwise); the term's first use is the one after."""
-    html = ('<div class="highlight"><span class="filename">a/查找表.py — 稀疏梯度</span><pre>'
-            '<code>x</code></pre></div><p>查找表<span>稀疏梯度</span></p>')
+    html = (
+        '<div class="highlight"><span class="filename">a/查找表.py — 稀疏梯度</span><pre>'
+        "<code>x</code></pre></div><p>查找表<span>稀疏梯度</span></p>"
+    )
     out = zh.wrap_text_terms(html, TERMS)
     assert '<span class="filename">a/查找表.py — 稀疏梯度</span>' in out
     assert out.count("<abbr") == 2 and "<span><abbr" in out
 
 
 def test_chinese_glossary_page_gives_terms_and_definitions():
-    page = ("# 术语表\n\n说明。\n\n袋（bag）\n:   一组 id，由 `nn.EmbeddingBag` 归约为一行。\n"
-            "    [稀疏性](sparsity.md#x)\n\nCOO\n:   坐标格式（coordinate format）：稀疏张量存为\n"
-            "    它的索引。\n    [稀疏性](sparsity.md#y)\n")
-    assert zh.zh_glossary(page) == {"袋": "一组 id，由 nn.EmbeddingBag 归约为一行。",
-                                    "COO": "坐标格式（coordinate format）：稀疏张量存为它的索引。"}
+    page = (
+        "# 术语表\n\n说明。\n\n袋（bag）\n:   一组 id，由 `nn.EmbeddingBag` 归约为一行。\n"
+        "    [稀疏性](sparsity.md#x)\n\nCOO\n:   坐标格式（coordinate format）：稀疏张量存为\n"
+        "    它的索引。\n    [稀疏性](sparsity.md#y)\n"
+    )
+    assert zh.zh_glossary(page) == {
+        "袋": "一组 id，由 nn.EmbeddingBag 归约为一行。",
+        "COO": "坐标格式（coordinate format）：稀疏张量存为它的索引。",
+    }
 
 
 def test_facts_line_in_chinese():
-    line = ('<h1>x</h1><p class="page-facts"><span class="nb-download">Run it yourself: <a '
-            'download="" href="../../a/a.ipynb">a.ipynb</a> (this article as a notebook)</span>'
-            '<span class="torch-matrix"><strong>Verified</strong>: 33 checks on torch 2.15.0, '
-            '2.14.1 and 2.13.0 and <a href="../claims/#p">5 CPU paths</a>; <a href="#d">3 not '
-            'yet run on 2.14.1 and 2.13.0</a></span></p>')
+    line = (
+        '<h1>x</h1><p class="page-facts"><span class="nb-download">Run it yourself: <a '
+        'download="" href="../../a/a.ipynb">a.ipynb</a> (this article as a notebook)</span>'
+        '<span class="torch-matrix"><strong>Verified</strong>: 33 checks on torch 2.15.0, '
+        '2.14.1 and 2.13.0 and <a href="../claims/#p">5 CPU paths</a>; <a href="#d">3 not '
+        "yet run on 2.14.1 and 2.13.0</a></span></p>"
+    )
     out = zh.facts_in_chinese(line)
-    assert re.sub("<[^>]+>", "", out) == ("x自己运行：a.ipynb（本文的笔记本）已验证："
-                                          "33 项检查，torch 2.15.0、2.14.1 和 2.13.0，"
-                                          "以及 5 条 CPU 路径；3 项尚未在 "
-                                          "2.14.1 和 2.13.0 上运行")
+    assert re.sub("<[^>]+>", "", out) == (
+        "x自己运行：a.ipynb（本文的笔记本）已验证："
+        "33 项检查，torch 2.15.0、2.14.1 和 2.13.0，"
+        "以及 5 条 CPU 路径；3 项尚未在 "
+        "2.14.1 和 2.13.0 上运行"
+    )
     assert re.findall(r'href="([^"]*)"', out) == re.findall(r'href="([^"]*)"', line)
-    zipped = line.replace("a.ipynb\">a.ipynb</a> (this article as a notebook)",
-                          "a.zip\">a.zip</a> (this article as a notebook, with the files it reads)")
+    zipped = line.replace(
+        'a.ipynb">a.ipynb</a> (this article as a notebook)',
+        'a.zip">a.zip</a> (this article as a notebook, with the files it reads)',
+    )
     assert re.sub("<[^>]+>", "", zh.facts_in_chinese(zipped)).startswith(
-        "x自己运行：a.zip（本文的笔记本，含它读取的文件）已验证：")
+        "x自己运行：a.zip（本文的笔记本，含它读取的文件）已验证："
+    )
 
 
 def test_facts_line_in_chinese_with_machines_and_gpus():
     """The facts line as the torch matrix writes it today: CPU paths counted over machines, CUDA
     checks on a GPU, or not yet run on one; no English phrase is left."""
-    line = ('<p class="page-facts"><span class="torch-matrix"><strong>Verified</strong>: 32 checks '
-            'on torch 2.15.0, 2.14.1 and 2.13.0 and <a href="../claims/#p">7 CPU paths of 1 '
-            'machine</a>; 3 CUDA checks on torch 2.11.0+cu130 and <a href="../claims/#p">1 GPU</a>'
-            '; <a href="#d">not yet run on 12 CPU paths</a>; <a href="#d">2 not yet run on a GPU'
-            '</a></span></p>')
+    line = (
+        '<p class="page-facts"><span class="torch-matrix"><strong>Verified</strong>: 32 checks '
+        'on torch 2.15.0, 2.14.1 and 2.13.0 and <a href="../claims/#p">7 CPU paths of 1 '
+        'machine</a>; 3 CUDA checks on torch 2.11.0+cu130 and <a href="../claims/#p">1 GPU</a>'
+        '; <a href="#d">not yet run on 12 CPU paths</a>; <a href="#d">2 not yet run on a GPU'
+        "</a></span></p>"
+    )
     out = re.sub("<[^>]+>", "", zh.facts_in_chinese(line))
-    assert out == ("已验证：32 项检查，torch 2.15.0、2.14.1 和 2.13.0，"
-                   "以及 1 台机器上的 7 条 CPU 路径；"
-                   "3 项 CUDA 检查，torch 2.11.0+cu130，1 块 GPU；尚未在 12 条 CPU 路径上运行；"
-                   "2 项尚未在 GPU 上运行")
+    assert out == (
+        "已验证：32 项检查，torch 2.15.0、2.14.1 和 2.13.0，"
+        "以及 1 台机器上的 7 条 CPU 路径；"
+        "3 项 CUDA 检查，torch 2.11.0+cu130，1 块 GPU；尚未在 12 条 CPU 路径上运行；"
+        "2 项尚未在 GPU 上运行"
+    )
 
 
 # -- the built site, both languages ---------------------------------------------------------------
+
 
 def test_both_languages_in_one_build(site):
     english, chinese = (site / "index.html").read_text(), (site / "zh" / "index.html").read_text()
@@ -212,8 +246,11 @@ def test_chinese_pages_show_the_chinese_glossarys_tooltips_only(site):
         built = site / "zh" / ("" if name == "index" else name) / "index.html"
         titles[name] = re.findall(r'<abbr title="([^"]*)"', built.read_text(encoding="utf-8"))
     assert sum(map(len, titles.values())) >= 10
-    assert {name: [t for t in found if not HAN.search(t)] for name, found in titles.items()
-            if any(not HAN.search(t) for t in found)} == {}
+    assert {
+        name: [t for t in found if not HAN.search(t)]
+        for name, found in titles.items()
+        if any(not HAN.search(t) for t in found)
+    } == {}
 
 
 def test_each_sitemap_lists_every_page_of_both_languages(site):
@@ -234,8 +271,11 @@ def test_every_link_of_the_chinese_site_resolves(site):
 
     pages = sorted(p.relative_to(site).as_posix() for p in (site / "zh").rglob("index.html"))
     assert len(pages) >= 15
-    problems = [f"{page}: {problem}" for page in pages
-                for problem in broken_links(site, page, whole_page=True)]
+    problems = [
+        f"{page}: {problem}"
+        for page in pages
+        for problem in broken_links(site, page, whole_page=True)
+    ]
     assert not problems, "\n".join(problems)
 
 
@@ -265,7 +305,7 @@ markdown_extensions: [admonition, attr_list, {toc: {permalink: true}}]
 """
 PROJECT_HOOK = """\
 from mkdocs.plugins import event_priority
-from scripts.build import zh
+from scripts.hooks import zh
 on_page_markdown, on_page_content = zh.on_page_markdown, zh.on_page_content
 on_page_context, on_post_page = zh.on_page_context, zh.on_post_page
 on_post_template = zh.on_post_template
@@ -297,8 +337,9 @@ def test_made_up_project_one_english_edit_one_chinese_note(tmp_path, monkeypatch
     assert '<html lang="zh"' in page and page.count("英文原文已更新") == 0
     assert "Other（英文）" in page and "Rows（英文）" not in page
 
-    (docs / "rows.md").write_text(ENGLISH.replace("It has 2 rows.", "It holds 2 rows."),
-                                  encoding="utf-8")
+    (docs / "rows.md").write_text(
+        ENGLISH.replace("It has 2 rows.", "It holds 2 rows."), encoding="utf-8"
+    )
     site = build_project(tmp_path)
     page = (site / "zh" / "rows" / "index.html").read_text(encoding="utf-8")
     assert page.count('<p class="admonition-title">英文原文已更新</p>') == 1
@@ -339,14 +380,25 @@ def test_search_keeps_the_site_terms_whole():
     from scripts import ROOT
 
     config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
-    path = ROOT / next(p["search"]["jieba_dict_user"] for p in config["plugins"]
-                       if isinstance(p, dict) and "search" in p)
+    path = ROOT / next(
+        p["search"]["jieba_dict_user"]
+        for p in config["plugins"]
+        if isinstance(p, dict) and "search" in p
+    )
     assert path.read_text(encoding="utf-8").splitlines() == site_words()
     tokenizer = jieba.Tokenizer()
     assert "查找表" not in tokenizer.lcut("嵌入是一张查找表")
     tokenizer.load_userdict(str(path))
     assert tokenizer.lcut("嵌入是一张查找表，它的稀疏梯度") == [
-        "嵌入", "是", "一张", "查找表", "，", "它", "的", "稀疏梯度"]
+        "嵌入",
+        "是",
+        "一张",
+        "查找表",
+        "，",
+        "它",
+        "的",
+        "稀疏梯度",
+    ]
 
 
 def test_chinese_search_index_holds_terms_as_words(site):
@@ -368,7 +420,7 @@ def test_chinese_search_index_holds_terms_as_words(site):
 def test_matrix_note_follows_its_block_into_the_chinese_page():
     """A block failing on an earlier release gets its note on the Chinese page too, after the
     same block (the Chinese page's lines differ: a longer paragraph moves the block down)."""
-    from scripts.build import matrix_notes
+    from scripts.hooks import matrix_notes
 
     fence = "```python\nprint(1)\n```\n"
     english = f"# T\n\nOne.\n\n{fence}\nTwo.\n\n{fence}"
@@ -381,7 +433,9 @@ def test_matrix_note_follows_its_block_into_the_chinese_page():
 
 
 def test_formulas_on_chinese_pages_carry_no_language():
-    page = ('<p>公式 <span class="arithmatex"><math></math></span></p>'
-            '<div class="arithmatex" role="math"><math></math></div>')
+    page = (
+        '<p>公式 <span class="arithmatex"><math></math></span></p>'
+        '<div class="arithmatex" role="math"><math></math></div>'
+    )
     out = zh.formulas_without_language(page)
     assert out.count('lang="zxx"') == 2 and '<div class="arithmatex" lang="zxx" role="math">' in out

@@ -40,16 +40,21 @@ def read(page: str) -> str:
 def long_sentences(text: str, low: int, high: int | None = None) -> list[str]:
     """The sentences of a Chinese page's Markdown ``text`` with more than ``low`` characters (and
     at most ``high``), each with its count."""
-    return [f"{len(s)} characters: {s}" for s in zh_units(text).sentences
-            if len(s) > low and (high is None or len(s) <= high)]
+    return [
+        f"{len(s)} characters: {s}"
+        for s in zh_units(text).sentences
+        if len(s) > low and (high is None or len(s) <= high)
+    ]
 
 
 def answer_problem(text: str) -> str | None:
     answer = zh_units(text).answer
     if len(answer) <= ANSWER_CHARS:
         return None
-    return (f"the short answer has {len(answer)} characters (at most {ANSWER_CHARS}); move its "
-            f"conditions into the section that proves them and link there:\n{answer}")
+    return (
+        f"the short answer has {len(answer)} characters (at most {ANSWER_CHARS}); move its "
+        f"conditions into the section that proves them and link there:\n{answer}"
+    )
 
 
 def share_problem(text: str) -> str | None:
@@ -57,9 +62,11 @@ def share_problem(text: str) -> str | None:
     found = long_sentences(text, LONG_CHARS, SENTENCE_CHARS)
     if len(found) <= LONG_SHARE * total:
         return None
-    return (f"{len(found)} of {total} sentences ({len(found) / total:.1%}) have {LONG_CHARS + 1} "
-            f"to {SENTENCE_CHARS} characters, more than {LONG_SHARE:.0%}; split some:\n"
-            + "\n".join(found))
+    return (
+        f"{len(found)} of {total} sentences ({len(found) / total:.1%}) have {LONG_CHARS + 1} "
+        f"to {SENTENCE_CHARS} characters, more than {LONG_SHARE:.0%}; split some:\n"
+        + "\n".join(found)
+    )
 
 
 @pytest.mark.parametrize("page", CHINESE_PAGES)
@@ -71,8 +78,10 @@ def test_the_chinese_short_answer_has_at_most_160_characters(page):
 @pytest.mark.parametrize("page", CHINESE_PAGES)
 def test_no_chinese_sentence_has_more_than_100_characters(page):
     found = long_sentences(read(page), SENTENCE_CHARS)
-    assert not found, (f"docs/{page}: {len(found)} sentences over {SENTENCE_CHARS} characters; "
-                       "split them:\n" + "\n".join(found))
+    assert not found, (
+        f"docs/{page}: {len(found)} sentences over {SENTENCE_CHARS} characters; "
+        "split them:\n" + "\n".join(found)
+    )
 
 
 @pytest.mark.parametrize("page", CHINESE_PAGES)
@@ -83,20 +92,36 @@ def test_at_most_2_percent_of_a_chinese_pages_sentences_have_more_than_80_charac
 
 def test_the_reader_splits_at_the_four_stops_and_keeps_closing_marks():
     assert zh_sentences("一个句子。另一个！问吗？分句；“引号里。”最后") == [
-        "一个句子。", "另一个！", "问吗？", "分句；", "“引号里。”", "最后"]
+        "一个句子。",
+        "另一个！",
+        "问吗？",
+        "分句；",
+        "“引号里。”",
+        "最后",
+    ]
     assert zh_sentences("。；") == []
 
 
 def test_the_reader_measures_rendered_text_and_gives_lists_and_cells_units_of_their_own():
     prose = zh_units(chinese())
-    assert prose.answer == ("简短回答。 nn.Embedding(5, 3) 存有 5 行，每行 3 个数。"
-                            "调用它返回行（原因）。")
+    assert prose.answer == (
+        "简短回答。 nn.Embedding(5, 3) 存有 5 行，每行 3 个数。调用它返回行（原因）。"
+    )
     assert prose.units == (
-        prose.answer, "torch.manual_seed(0) 下的表。",
+        prose.answer,
+        "torch.manual_seed(0) 下的表。",
         "查找 id 2 返回第 2 行；10,000 次抽取中有 0.5 % 超过 1e-3。对每个 id，规则 "
         "y = W_{i,:} 都成立。",
-        "见稀疏性一页和文档。", "一个列表项，含 3 个 id。", "另一项。", "id", "行", "4",
-        "[4, 3]", "注释里有 7 行。", "这里没有更多内容。")
+        "见稀疏性一页和文档。",
+        "一个列表项，含 3 个 id。",
+        "另一项。",
+        "id",
+        "行",
+        "4",
+        "[4, 3]",
+        "注释里有 7 行。",
+        "这里没有更多内容。",
+    )
     assert "行" in prose.sentences and "4" not in prose.sentences  # a number alone: no sentence
 
 
@@ -130,8 +155,14 @@ def test_a_page_without_a_paragraph_under_its_title_is_refused():
 
 def test_the_numbers_of_a_page_and_the_stats_command(tmp_path, capsys):
     text = "# 标题\n\n一二三。四五；\n\n后面。\n\n- 六七八九。\n- " + "长" * 90 + "。\n"
-    assert zh_stats(text) == {"sentences": 5, "mean": (4 + 3 + 3 + 5 + 91) / 5, "over_80": 20.0,
-                              "over_100": 0.0, "longest": 91, "answer": 7}
+    assert zh_stats(text) == {
+        "sentences": 5,
+        "mean": (4 + 3 + 3 + 5 + 91) / 5,
+        "over_80": 20.0,
+        "over_100": 0.0,
+        "longest": 91,
+        "answer": 7,
+    }
     (tmp_path / f"probe{ZH_SUFFIX}").write_text(text, encoding="utf-8")
     assert main(["--stats", "--docs", str(tmp_path)]) == 0
     rows = capsys.readouterr().out.splitlines()

@@ -28,8 +28,11 @@ def read_terms(path: Path = TERMS_FILE) -> list[dict]:
 
 def glossary_terms(path: Path = GLOSSARY) -> list[str]:
     """The terms the glossary defines: each ``*[term]:`` line's term."""
-    return [line[2:line.index("]:")] for line in path.read_text(encoding="utf-8").splitlines()
-            if line.startswith("*[") and "]:" in line]
+    return [
+        line[2 : line.index("]:")]
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line.startswith("*[") and "]:" in line
+    ]
 
 
 def ruled_out(text: str, terms: list[dict]) -> list[str]:
@@ -40,16 +43,20 @@ def ruled_out(text: str, terms: list[dict]) -> list[str]:
         for entry in terms:
             for variant in entry["avoid"]:
                 if (at := run.find(variant)) >= 0:
-                    context = run[max(0, at - 15): at + len(variant) + 15]
+                    context = run[max(0, at - 15) : at + len(variant) + 15]
                     found.append(f"{variant} (use {entry['zh']}): …{context}…")
     return found
 
 
 def test_every_entry_names_its_term_its_source_and_what_it_rules_out():
     terms = read_terms()
-    bad = [e for e in terms if set(e) != {"en", "zh", "source", "avoid"}
-           or not all(isinstance(e[k], str) and e[k] for k in ("en", "zh", "source"))
-           or not isinstance(e["avoid"], list)]
+    bad = [
+        e
+        for e in terms
+        if set(e) != {"en", "zh", "source", "avoid"}
+        or not all(isinstance(e[k], str) and e[k] for k in ("en", "zh", "source"))
+        or not isinstance(e["avoid"], list)
+    ]
     assert not bad, f"entries without en, zh, source and an avoid list: {bad}"
     english = [e["en"] for e in terms]
     assert len(english) == len(set(english)), "an English term has two entries"
@@ -58,8 +65,13 @@ def test_every_entry_names_its_term_its_source_and_what_it_rules_out():
 def test_no_variant_ruled_out_is_part_of_a_chosen_term():
     """Otherwise the chosen term itself would be rejected wherever it is written."""
     terms = read_terms()
-    clashes = [f"{v} (avoided for {e['en']}) is in {other['zh']} ({other['en']})"
-               for e in terms for v in e["avoid"] for other in terms if v in other["zh"]]
+    clashes = [
+        f"{v} (avoided for {e['en']}) is in {other['zh']} ({other['en']})"
+        for e in terms
+        for v in e["avoid"]
+        for other in terms
+        if v in other["zh"]
+    ]
     assert not clashes, "\n".join(clashes)
 
 
@@ -91,5 +103,7 @@ def test_the_glossary_reader_reads_every_term(tmp_path):
 @pytest.mark.parametrize("page", CHINESE_PAGES)
 def test_no_chinese_page_uses_a_variant_the_term_list_rules_out(page):
     found = ruled_out((DOCS / page).read_text(encoding="utf-8"), read_terms())
-    assert not found, (f"docs/{page}: {len(found)} variants ruled out by "
-                       f"snippets/data/zh-terms.yml:\n" + "\n".join(found))
+    assert not found, (
+        f"docs/{page}: {len(found)} variants ruled out by "
+        f"snippets/data/zh-terms.yml:\n" + "\n".join(found)
+    )

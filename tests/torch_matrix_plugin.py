@@ -13,7 +13,7 @@ controlling pytest process (not an xdist worker) writes there, at the end of the
 collect), ``outcomes`` when tests run. ``message`` (failed and skipped only) is the first line of
 the error, as ``Type: text``, or the skip reason. A fingerprint says which version of a test's
 material was run (see :func:`fingerprint`), so a record can tell a block that changed since it
-was run from one that only moved; the fingerprints are :mod:`scripts.build.matrix_notes`', which
+was run from one that only moved; the fingerprints are :mod:`scripts.hooks.matrix_notes`', which
 the build hook shares.
 """
 
@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from scripts.build.matrix_notes import block_fingerprint, file_fingerprint
+from scripts.hooks.matrix_notes import block_fingerprint, file_fingerprint
 
 OUT_VARIABLE = "TORCH_MATRIX_OUT"
 #: Longest failure or skip message kept in the record (characters).
@@ -138,10 +138,17 @@ class Recorder:
         self.outcomes[report.nodeid] = entry
 
     def pytest_sessionfinish(self, session):
-        self.out.write_text(json.dumps({
-            "collected": self.collected,
-            "outcomes": self.outcomes,
-        }, indent=1, sort_keys=True), encoding="utf-8")
+        self.out.write_text(
+            json.dumps(
+                {
+                    "collected": self.collected,
+                    "outcomes": self.outcomes,
+                },
+                indent=1,
+                sort_keys=True,
+            ),
+            encoding="utf-8",
+        )
 
 
 def pytest_configure(config):

@@ -1,10 +1,10 @@
 """The checks of what a current Chinese section keeps of its English section (the tests' part of
 the Chinese edition; the sections, fingerprints and report are the build's,
-:mod:`scripts.build.zh`).
+:mod:`scripts.hooks.zh`).
 
 A stale, missing or moved section is reported by ``python -m scripts translations``, never
 failed, so that an English edit fails nothing; the checks compare the current sections only
-(:func:`scripts.build.zh.current_pairs`), as ``tests/test_translations.py`` and
+(:func:`scripts.hooks.zh.current_pairs`), as ``tests/test_translations.py`` and
 ``tests/test_zh_terms.py`` run them:
 
 * :func:`code_difference`: a current section's fenced blocks are its English section's, in order:
@@ -29,21 +29,24 @@ from dataclasses import dataclass
 from markdown_it import MarkdownIt
 from mdit_py_plugins.front_matter import front_matter_plugin
 
-from scripts.build.markdown_blocks import Section, sections
-from scripts.build.zh import current_pairs
 from scripts.commands.translations import HAN
+from scripts.hooks.markdown_blocks import Section, sections
+from scripts.hooks.zh import current_pairs
 from tests.markdown_model import Fence, claim_ids, fenced_lines, fences_of, include_of
 
 # --- The code: every block of a Chinese page is its English page's block -------------------------
+
 
 def _python_tokens(code: str) -> list[tuple[int, str, int]] | None:
     """``(type, string, 1-based row)`` of the Python tokens of ``code``, comments and blank-line
     tokens left out; ``None`` when ``code`` does not tokenize (then it is compared byte for
     byte)."""
     try:
-        return [(t.type, t.string, t.start[0])
-                for t in tokenize.generate_tokens(io.StringIO(code + "\n").readline)
-                if t.type not in (tokenize.COMMENT, tokenize.NL)]
+        return [
+            (t.type, t.string, t.start[0])
+            for t in tokenize.generate_tokens(io.StringIO(code + "\n").readline)
+            if t.type not in (tokenize.COMMENT, tokenize.NL)
+        ]
     except (tokenize.TokenError, SyntaxError):
         return None
 
@@ -59,8 +62,9 @@ def _name(section: Section) -> str:
     return f"#{section.anchor}" if section.anchor else "(title)"
 
 
-def code_difference(english: str, chinese: str, en_name: str = "en",
-                    zh_name: str = "zh") -> str | None:
+def code_difference(
+    english: str, chinese: str, en_name: str = "en", zh_name: str = "zh"
+) -> str | None:
     """The first difference between the fenced blocks of a page's English Markdown and its
     Chinese Markdown, as ``"<zh_name>:<line> vs <en_name>:<line>: <section> block <n>: <what>"``,
     or ``None`` when they agree.
@@ -78,8 +82,9 @@ def code_difference(english: str, chinese: str, en_name: str = "en",
         found = _section_code_difference(e, z)
         if found is not None:
             (en_line, zh_line), what = found
-            return (f"{zh_name}:{z.start + zh_line} vs {en_name}:{e.start + en_line}: "
-                    f"{_name(e)} {what}")
+            return (
+                f"{zh_name}:{z.start + zh_line} vs {en_name}:{e.start + en_line}: {_name(e)} {what}"
+            )
     return None
 
 
@@ -95,21 +100,30 @@ def _section_code_difference(e: Section, z: Section) -> tuple[tuple[int, int], s
     for n, (a, b) in enumerate(zip(en_fences, zh_fences, strict=False), start=1):
         block = f"block {n}"
         if (a.indent, a.fence, a.info) != (b.indent, b.fence, b.info):
-            return ((a.line, b.line), f"{block}: opens {b.indent!r} {b.fence}{b.info!r}, "
-                                      f"not {a.indent!r} {a.fence}{a.info!r}")
+            return (
+                (a.line, b.line),
+                f"{block}: opens {b.indent!r} {b.fence}{b.info!r}, "
+                f"not {a.indent!r} {a.fence}{a.info!r}",
+            )
         if driving_comment(a) != driving_comment(b):
-            return ((a.line, b.line), f"{block}: the comment above is {driving_comment(b)!r}, "
-                                      f"not {driving_comment(a)!r}")
+            return (
+                (a.line, b.line),
+                f"{block}: the comment above is {driving_comment(b)!r}, not {driving_comment(a)!r}",
+            )
         en_tokens = _python_tokens("\n".join(a.body)) if a.python_like else None
         zh_tokens = _python_tokens("\n".join(b.body)) if a.python_like else None
         if en_tokens is not None and zh_tokens is not None:
             for x, y in zip(en_tokens, zh_tokens, strict=False):
                 if x[:2] != y[:2]:
-                    return ((a.line + x[2], b.line + y[2]),
-                            f"{block} ({a.info}): token {y[1]!r}, not {x[1]!r}")
+                    return (
+                        (a.line + x[2], b.line + y[2]),
+                        f"{block} ({a.info}): token {y[1]!r}, not {x[1]!r}",
+                    )
             if len(en_tokens) != len(zh_tokens):
-                return ((a.line, b.line),
-                        f"{block} ({a.info}): {len(zh_tokens)} tokens, not {len(en_tokens)}")
+                return (
+                    (a.line, b.line),
+                    f"{block} ({a.info}): {len(zh_tokens)} tokens, not {len(en_tokens)}",
+                )
             continue
         for i, (x, y) in enumerate(zip(a.body, b.body, strict=False), start=1):
             if x != y:
@@ -119,19 +133,25 @@ def _section_code_difference(e: Section, z: Section) -> tuple[tuple[int, int], s
     if len(en_fences) != len(zh_fences):
         if len(zh_fences) > len(en_fences):
             b = zh_fences[len(en_fences)]
-            return ((len(en_lines), b.line), f"block {len(en_fences) + 1}: a block the English "
-                                             "section lacks")
+            return (
+                (len(en_lines), b.line),
+                f"block {len(en_fences) + 1}: a block the English section lacks",
+            )
         a = en_fences[len(zh_fences)]
-        return ((a.line, len(zh_lines)), f"block {len(zh_fences) + 1}: a block the Chinese "
-                                         "section lacks")
+        return (
+            (a.line, len(zh_lines)),
+            f"block {len(zh_fences) + 1}: a block the Chinese section lacks",
+        )
     en_inc = [(n, inc.spec) for n, line in enumerate(en_lines, 1) if (inc := include_of(line))]
     zh_inc = [(n, inc.spec) for n, line in enumerate(zh_lines, 1) if (inc := include_of(line))]
     for (en_n, x), (zh_n, y) in zip(en_inc, zh_inc, strict=False):
         if x != y:
             return ((en_n, zh_n), f"includes {y!r}, not {x!r}")
     if len(en_inc) != len(zh_inc):
-        return ((len(en_lines), len(zh_lines)),
-                f"{len(zh_inc)} snippet includes, not {len(en_inc)}")
+        return (
+            (len(en_lines), len(zh_lines)),
+            f"{len(zh_inc)} snippet includes, not {len(en_inc)}",
+        )
     return None
 
 
@@ -140,14 +160,19 @@ def _section_code_difference(e: Section, z: Section) -> tuple[tuple[int, int], s
 #: A number in prose: digits with thousands separators (``1,000``, ``10 000`` with a thin space),
 #: decimals or a version's dots (``0.5``, ``2.11.0``), an exponent (``1e-6``); not part of a word
 #: (``float32``, ``H200``, ``cu130``), while a CJK character beside it is no letter (``5行``).
-NUMBER = re.compile(r"(?<![A-Za-z0-9_.])\d{1,3}(?:[,\u2009\u202f]\d{3})+(?:\.\d+)*"
-                    r"(?:[eE][-+\u2212]?\d+)?(?![A-Za-z0-9_])"
-                    r"|(?<![A-Za-z0-9_.])\d+(?:\.\d+)*(?:[eE][-+\u2212]?\d+)?(?![A-Za-z0-9_])")
+NUMBER = re.compile(
+    r"(?<![A-Za-z0-9_.])\d{1,3}(?:[,\u2009\u202f]\d{3})+(?:\.\d+)*"
+    r"(?:[eE][-+\u2212]?\d+)?(?![A-Za-z0-9_])"
+    r"|(?<![A-Za-z0-9_.])\d+(?:\.\d+)*(?:[eE][-+\u2212]?\d+)?(?![A-Za-z0-9_])"
+)
 #: An HTML comment (markers, test-driving comments), taken out of the text before it is read.
 HTML_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 #: An attribute list at the end of a line: ``{ #claim-x }``, ``{ loading=lazy }``, ``{ #id .cls }``.
-ATTR_LIST = re.compile(r"[ \t]*\{:?[ \t]*(?:[#.][\w-]+|[\w-]+=\S+?)"
-                       r"(?:[ \t]+(?:[#.][\w-]+|[\w-]+=\S+?))*[ \t]*\}[ \t]*$", re.MULTILINE)
+ATTR_LIST = re.compile(
+    r"[ \t]*\{:?[ \t]*(?:[#.][\w-]+|[\w-]+=\S+?)"
+    r"(?:[ \t]+(?:[#.][\w-]+|[\w-]+=\S+?))*[ \t]*\}[ \t]*$",
+    re.MULTILINE,
+)
 #: A footnote's label where it is cited (``[^init]``) or defined (``[^init]:``): read from the
 #: text, as a section holds the citation and the page's end the definition.
 FOOTNOTE_LABEL = re.compile(r"\[\^([^\]\s]+)\]")
@@ -237,8 +262,12 @@ def text_outside_code(text: str) -> str:
     runs = []
     for tok in _markdown().parse(_without_footnote_labels(flat)):
         if tok.type == "inline":  # a line break inside a paragraph joins its lines
-            runs.append("".join(t.content if t.type == "text" else " " if t.type == "code_inline"
-                                else "" for t in _all_tokens(tok.children or [])))
+            runs.append(
+                "".join(
+                    t.content if t.type == "text" else " " if t.type == "code_inline" else ""
+                    for t in _all_tokens(tok.children or [])
+                )
+            )
     return "\n".join(runs)
 
 
@@ -256,8 +285,9 @@ def alignment_problems(english: str, chinese: str) -> list[str]:
     for e, z in current_pairs(sections(english), sections(chinese)):
         name = _name(e)
         if e.level != z.level:
-            problems.append(f"{name}: a level-{z.level} heading, where the English page has "
-                            f"level {e.level}")
+            problems.append(
+                f"{name}: a level-{z.level} heading, where the English page has level {e.level}"
+            )
         en_items, zh_items = section_items(e.text), section_items(z.text)
         for kind in ITEM_KINDS:
             have = set(zh_items.found[kind])

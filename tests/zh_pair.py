@@ -10,10 +10,10 @@ a table. The Chinese page's markers name the English sections' fingerprints (:fu
 
 from __future__ import annotations
 
-from scripts.build.markdown_blocks import sections
-from scripts.build.zh import fingerprint
+from scripts.hooks.markdown_blocks import sections
+from scripts.hooks.zh import fingerprint
 
-ENGLISH = '''---
+ENGLISH = """---
 description: A made-up page for the tests.
 ---
 
@@ -81,9 +81,9 @@ Nothing more here.
 
 [^init]: PyTorch, [Embedding](https://docs.pytorch.org/docs/2.15/generated/torch.nn.Embedding.html):
     "initialized from N(0, 1)".
-'''
+"""
 
-CHINESE_TEMPLATE = '''---
+CHINESE_TEMPLATE = """---
 description: 用于测试的虚构页面。
 ---
 
@@ -155,7 +155,7 @@ y = x W^{{\\top}}
 
 [^init]: PyTorch，[Embedding](https://docs.pytorch.org/docs/2.15/generated/torch.nn.Embedding.html)：
     "initialized from N(0, 1)"。
-'''
+"""
 
 
 def chinese(english: str = ENGLISH) -> str:

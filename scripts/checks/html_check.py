@@ -38,12 +38,14 @@ VNU_JAR = VNU_DIR / "node_modules" / "vnu-jar" / "build" / "dist" / "vnu.jar"
 THEME_ERRORS = {
     # partials/nav-item.html writes tabindex="{{ tabindex }}" on a navigation label, with
     # {% set tabindex = "0" if not is_section %}: empty on every section's label.
-    r"^Bad value “” for attribute “tabindex” on element “label”":
-        "Material's partials/nav-item.html: empty tabindex on navigation labels",
+    r"^Bad value “” for attribute “tabindex” on element “label”": (
+        "Material's partials/nav-item.html: empty tabindex on navigation labels"
+    ),
     # base.html's drawer and search toggles (#__drawer, #__search) are checkboxes with
     # autocomplete="off": two per page.
-    r"^Attribute “autocomplete” is only allowed when the input type is":
-        "Material's base.html: autocomplete on its toggle checkboxes",
+    r"^Attribute “autocomplete” is only allowed when the input type is": (
+        "Material's base.html: autocomplete on its toggle checkboxes"
+    ),
 }
 
 
@@ -57,8 +59,9 @@ class Message:
 
     def theme_source(self) -> str | None:
         """Where in the theme the error comes from (:data:`THEME_ERRORS`), or ``None``."""
-        return next((why for pattern, why in THEME_ERRORS.items()
-                     if re.search(pattern, self.text)), None)
+        return next(
+            (why for pattern, why in THEME_ERRORS.items() if re.search(pattern, self.text)), None
+        )
 
 
 def messages(report: dict, site: Path) -> list[Message]:
@@ -81,8 +84,9 @@ def ensure_checker() -> None:
     """Install the pinned checker into ``.ci/vnu/node_modules`` when it is missing. Raises
     ``SystemExit`` when npm or Java is missing, or npm fails."""
     if shutil.which("java") is None:
-        raise SystemExit("java not found: install a Java runtime (apt-get install "
-                         "default-jre-headless)")
+        raise SystemExit(
+            "java not found: install a Java runtime (apt-get install default-jre-headless)"
+        )
     if not VNU_JAR.is_file():
         npm_ci(VNU_DIR, "the Nu HTML checker")
 
@@ -91,21 +95,35 @@ def check(site: Path) -> list[Message]:
     """Run the checker on every HTML file under ``site``; return its errors. Raises
     ``RuntimeError`` when the checker gives no report."""
     proc = subprocess.run(
-        ["java", "-jar", str(VNU_JAR), "--errors-only", "--format", "json", "--skip-non-html",
-         str(site)], capture_output=True, text=True, timeout=600,
+        [
+            "java",
+            "-jar",
+            str(VNU_JAR),
+            "--errors-only",
+            "--format",
+            "json",
+            "--skip-non-html",
+            str(site),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     try:
         report = json.loads(proc.stderr or proc.stdout)
     except json.JSONDecodeError as error:
-        raise RuntimeError(f"the checker gave no report (exit {proc.returncode}): "
-                           f"{(proc.stderr or proc.stdout)[-2000:]}") from error
+        raise RuntimeError(
+            f"the checker gave no report (exit {proc.returncode}): "
+            f"{(proc.stderr or proc.stdout)[-2000:]}"
+        ) from error
     return messages(report, site)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--site", type=Path, metavar="DIR",
-                        help="a built site to check (default: build one)")
+    parser.add_argument(
+        "--site", type=Path, metavar="DIR", help="a built site to check (default: build one)"
+    )
     args = parser.parse_args(argv)
     try:
         ensure_checker()
@@ -127,8 +145,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  theme, not the site ({count}): {why}")
     for m in ours:
         print(f"  {m.file}:{m.line}: {m.text}")
-    print(f"HTML check (Nu HTML checker): {pages} HTML files, {len(ours)} error(s) made by the "
-          f"site, {len(theirs)} by the theme's templates")
+    print(
+        f"HTML check (Nu HTML checker): {pages} HTML files, {len(ours)} error(s) made by the "
+        f"site, {len(theirs)} by the theme's templates"
+    )
     return 1 if ours else 0
 
 

@@ -60,7 +60,7 @@ LIGHTHOUSE = LIGHTHOUSE_DIR / "node_modules" / ".bin" / "lighthouse"
 CATEGORIES = ["performance", "accessibility", "best-practices", "seo"]
 #: The lowest passing score, in every category: what each page must reach in both languages.
 MIN_SCORE = 95
-#: The Chinese edition's folder: every page of ``nav`` is built there too (scripts/build/zh.py).
+#: The Chinese edition's folder: every page of ``nav`` is built there too (scripts/hooks/zh.py).
 LANGUAGE_PREFIXES = ["", "zh/"]
 #: One Lighthouse run rarely needs a minute, even on a busy machine.
 RUN_TIMEOUT_S = 300
@@ -111,18 +111,33 @@ def quote_flag(flag: str) -> str:
 
 def chrome_flags(extra: tuple[str, ...] = ()) -> str:
     """The ``--chrome-flags`` value: headless, the browser test's flags, and RenderDocument on."""
-    flags = ["--headless=new", *CHROMIUM_ARGS,
-             "--disable-features=" + ",".join(launcher_disabled_features()), *extra]
+    flags = [
+        "--headless=new",
+        *CHROMIUM_ARGS,
+        "--disable-features=" + ",".join(launcher_disabled_features()),
+        *extra,
+    ]
     return " ".join(map(quote_flag, flags))
 
 
-def _lighthouse(args: list[str], what: str, categories: list[str] = CATEGORIES,
-                extra_flags: tuple[str, ...] = ()) -> None:
+def _lighthouse(
+    args: list[str],
+    what: str,
+    categories: list[str] = CATEGORIES,
+    extra_flags: tuple[str, ...] = (),
+) -> None:
     """Run the pinned Lighthouse CLI with Debian's Chromium; raise SystemExit when it fails."""
     proc = subprocess.run(
-        [str(LIGHTHOUSE), *args, f"--only-categories={','.join(categories)}",
-         f"--chrome-flags={chrome_flags(extra_flags)}", "--quiet"],
-        env={**os.environ, "CHROME_PATH": str(CHROMIUM)}, capture_output=True, text=True,
+        [
+            str(LIGHTHOUSE),
+            *args,
+            f"--only-categories={','.join(categories)}",
+            f"--chrome-flags={chrome_flags(extra_flags)}",
+            "--quiet",
+        ],
+        env={**os.environ, "CHROME_PATH": str(CHROMIUM)},
+        capture_output=True,
+        text=True,
         timeout=RUN_TIMEOUT_S,
     )
     if proc.returncode != 0:
@@ -144,13 +159,18 @@ def audit_dark_accessibility(url: str, out_stem: Path) -> dict:
     Material opens in its dark ("slate") scheme, the one readers pick with the palette toggle;
     Lighthouse alone would only ever check the light scheme's colour contrast.
     """
-    _lighthouse([url, "--output=json", "--output=html", f"--output-path={out_stem}"],
-                f"auditing {url} in the dark palette", ["accessibility"], ("--force-dark-mode",))
+    _lighthouse(
+        [url, "--output=json", "--output=html", f"--output-path={out_stem}"],
+        f"auditing {url} in the dark palette",
+        ["accessibility"],
+        ("--force-dark-mode",),
+    )
     return _report(out_stem, url)
 
 
-def audit_page(url: str, out_stem: Path, runs: int,
-               cpu_multiplier: float | None) -> tuple[dict, float]:
+def audit_page(
+    url: str, out_stem: Path, runs: int, cpu_multiplier: float | None
+) -> tuple[dict, float]:
     """Load ``url`` ``runs`` times in Lighthouse and score each load.
 
     Returns the median report (LHR, a dict) and the median ``benchmarkIndex`` of the runs.
@@ -171,11 +191,14 @@ def audit_page(url: str, out_stem: Path, runs: int,
         for run in range(1, runs + 1):
             print(f"  loading it (run {run} of {runs}) ...", flush=True)
             folder = Path(tmp) / f"run{run}"
-            _lighthouse([url, f"-G={folder}", "--throttling.cpuSlowdownMultiplier=4"],
-                        f"loading {url}")
+            _lighthouse(
+                [url, f"-G={folder}", "--throttling.cpuSlowdownMultiplier=4"], f"loading {url}"
+            )
             gathered.append(folder)
-        indexes = [json.loads((f / "artifacts.json").read_text(encoding="utf-8"))["BenchmarkIndex"]
-                   for f in gathered]
+        indexes = [
+            json.loads((f / "artifacts.json").read_text(encoding="utf-8"))["BenchmarkIndex"]
+            for f in gathered
+        ]
         multiplier = round(cpu_multiplier or calibrated_multiplier(statistics.median(indexes)), 2)
         reports = []
         for folder in gathered:
@@ -183,15 +206,30 @@ def audit_page(url: str, out_stem: Path, runs: int,
             artifacts = json.loads(artifacts_file.read_text(encoding="utf-8"))
             artifacts["settings"]["throttling"]["cpuSlowdownMultiplier"] = multiplier
             artifacts_file.write_text(json.dumps(artifacts), encoding="utf-8")
-            _lighthouse([url, f"-A={folder}", f"--throttling.cpuSlowdownMultiplier={multiplier}",
-                         "--output=json", f"--output-path={folder / 'report.json'}"],
-                        f"scoring {url}")
+            _lighthouse(
+                [
+                    url,
+                    f"-A={folder}",
+                    f"--throttling.cpuSlowdownMultiplier={multiplier}",
+                    "--output=json",
+                    f"--output-path={folder / 'report.json'}",
+                ],
+                f"scoring {url}",
+            )
             reports.append((folder, json.loads((folder / "report.json").read_text("utf-8"))))
         reports.sort(key=lambda r: r[1]["categories"]["performance"]["score"] or 0)
         folder, _ = reports[len(reports) // 2]
-        _lighthouse([url, f"-A={folder}", f"--throttling.cpuSlowdownMultiplier={multiplier}",
-                     "--output=json", "--output=html", f"--output-path={out_stem}"],
-                    f"reporting {url}")
+        _lighthouse(
+            [
+                url,
+                f"-A={folder}",
+                f"--throttling.cpuSlowdownMultiplier={multiplier}",
+                "--output=json",
+                "--output=html",
+                f"--output-path={out_stem}",
+            ],
+            f"reporting {url}",
+        )
     return _report(out_stem, url), statistics.median(indexes)
 
 
@@ -243,19 +281,41 @@ def audited_pages() -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--min", type=int, default=MIN_SCORE,
-                        help=f"lowest passing score (0-100; default {MIN_SCORE})")
-    parser.add_argument("--site", type=Path, default=ROOT / "site",
-                        help="folder to build the site into (default: site/)")
-    parser.add_argument("--no-build", action="store_true",
-                        help="audit the site already built in --site instead of building it")
-    parser.add_argument("--cpu-multiplier", default="auto",
-                        help="simulated CPU slowdown: 'auto' (calibrated to this host) or a number")
-    parser.add_argument("--runs", type=int, default=3,
-                        help="Lighthouse runs per page; the median by performance is reported")
-    parser.add_argument("--page", action="append", default=None,
-                        help="audit only this nav page (e.g. lookup-tables.md, or "
-                             "zh/lookup-tables.md for its Chinese page); repeatable")
+    parser.add_argument(
+        "--min",
+        type=int,
+        default=MIN_SCORE,
+        help=f"lowest passing score (0-100; default {MIN_SCORE})",
+    )
+    parser.add_argument(
+        "--site",
+        type=Path,
+        default=ROOT / "site",
+        help="folder to build the site into (default: site/)",
+    )
+    parser.add_argument(
+        "--no-build",
+        action="store_true",
+        help="audit the site already built in --site instead of building it",
+    )
+    parser.add_argument(
+        "--cpu-multiplier",
+        default="auto",
+        help="simulated CPU slowdown: 'auto' (calibrated to this host) or a number",
+    )
+    parser.add_argument(
+        "--runs",
+        type=int,
+        default=3,
+        help="Lighthouse runs per page; the median by performance is reported",
+    )
+    parser.add_argument(
+        "--page",
+        action="append",
+        default=None,
+        help="audit only this nav page (e.g. lookup-tables.md, or "
+        "zh/lookup-tables.md for its Chinese page); repeatable",
+    )
     args = parser.parse_args(argv)
 
     ensure_lighthouse()
@@ -288,15 +348,21 @@ def main(argv: list[str] | None = None) -> int:
             for label, lhr, category in checks:
                 scores[label] = round(100 * (lhr["categories"][category]["score"] or 0))
                 if scores[label] < args.min:
-                    failures += [f"{page} {label} {scores[label]}: {line}"
-                                 for line in failing_audits(lhr, category)]
+                    failures += [
+                        f"{page} {label} {scores[label]}: {line}"
+                        for line in failing_audits(lhr, category)
+                    ]
             rows.append((page, scores, median, index, load))
 
-    print(f"\nLighthouse {lighthouse_version()}: mobile, simulated slow 4G, CPU slowdown "
-          f"{'calibrated per page' if fixed is None else fixed}; median of {args.runs} run(s) "
-          f"by performance; minimum {args.min}; {os.cpu_count()} CPU cores on this host\n")
-    print("| Page | Performance | Accessibility | Best practices | SEO | Accessibility (dark) "
-          "| benchmarkIndex (median) | CPU slowdown | Load average (1 min) |")
+    print(
+        f"\nLighthouse {lighthouse_version()}: mobile, simulated slow 4G, CPU slowdown "
+        f"{'calibrated per page' if fixed is None else fixed}; median of {args.runs} run(s) "
+        f"by performance; minimum {args.min}; {os.cpu_count()} CPU cores on this host\n"
+    )
+    print(
+        "| Page | Performance | Accessibility | Best practices | SEO | Accessibility (dark) "
+        "| benchmarkIndex (median) | CPU slowdown | Load average (1 min) |"
+    )
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for page, scores, lhr, index, load in rows:
         cells = " | ".join(str(v) for v in scores.values())

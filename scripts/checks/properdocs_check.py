@@ -101,17 +101,23 @@ def compare_sites(a: Path, b: Path, pages: list[str], names: tuple[str, str]) ->
         links_a = internal_links((a / path).read_text(encoding="utf-8"))
         links_b = internal_links((b / path).read_text(encoding="utf-8"))
         for only, name in ((links_a - links_b, names[0]), (links_b - links_a, names[1])):
-            problems += [f"links: {path} links to {url!r} only in the {name} build"
-                         for url in sorted(only)]
+            problems += [
+                f"links: {path} links to {url!r} only in the {name} build" for url in sorted(only)
+            ]
     index = "search/search_index.json"
     if index in files_a & files_b:
         found_a, found_b = search_locations(a / index), search_locations(b / index)
         for only, name in ((found_a - found_b, names[0]), (found_b - found_a, names[1])):
-            problems += [f"links: the search index points to {loc!r} only in the {name} build"
-                         for loc in sorted(only)]
+            problems += [
+                f"links: the search index points to {loc!r} only in the {name} build"
+                for loc in sorted(only)
+            ]
     figures = sorted(p for p in files_a & files_b if p.startswith("figures/"))
-    problems += [f"figures: {path} differs" for path in figures
-                 if (a / path).read_bytes() != (b / path).read_bytes()]
+    problems += [
+        f"figures: {path} differs"
+        for path in figures
+        if (a / path).read_bytes() != (b / path).read_bytes()
+    ]
     return problems
 
 
@@ -124,20 +130,34 @@ def build_problems(name: str, proc: subprocess.CompletedProcess) -> list[str]:
     if proc.returncode != 0:
         errors = [line for line in proc.stdout.splitlines() if line.startswith("ERROR")]
         tail = "\n".join(proc.stdout.splitlines()[-LOG_TAIL:])
-        return [f"{name} build failed (exit status {proc.returncode}):\n"
-                + "\n".join(errors) + f"\n... last {LOG_TAIL} lines of its log:\n{tail}"]
-    return [f"{name} build: {line.strip()}" for line in proc.stdout.splitlines()
-            if WARNING_LINE.match(line)]
+        return [
+            f"{name} build failed (exit status {proc.returncode}):\n"
+            + "\n".join(errors)
+            + f"\n... last {LOG_TAIL} lines of its log:\n{tail}"
+        ]
+    return [
+        f"{name} build: {line.strip()}"
+        for line in proc.stdout.splitlines()
+        if WARNING_LINE.match(line)
+    ]
 
 
 def main(argv: list[str] | None = None) -> int:
     """Build with both generators, compare, print the result; return the exit status (0 or 1)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--keep", type=Path, metavar="DIR",
-                        help="build into DIR/mkdocs and DIR/properdocs and keep them "
-                        "(default: a temporary folder, deleted afterwards)")
-    parser.add_argument("--timeout", type=float, default=300,
-                        help="seconds each build may take (default 300: both run at once)")
+    parser.add_argument(
+        "--keep",
+        type=Path,
+        metavar="DIR",
+        help="build into DIR/mkdocs and DIR/properdocs and keep them "
+        "(default: a temporary folder, deleted afterwards)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=300,
+        help="seconds each build may take (default 300: both run at once)",
+    )
     args = parser.parse_args(argv)
     try:
         import properdocs
@@ -147,12 +167,17 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="properdocs-check-") as tmp:
         out = args.keep or Path(tmp)
         mk, pd = out / "mkdocs", out / "properdocs"
-        print(f"building with MkDocs and ProperDocs {properdocs.__version__} into {out}",
-              flush=True)
+        print(
+            f"building with MkDocs and ProperDocs {properdocs.__version__} into {out}", flush=True
+        )
         with ThreadPoolExecutor(max_workers=2) as pool:
-            builds = {name: pool.submit(build_site, ROOT, dest, generator, args.timeout)
-                      for name, generator, dest in (("MkDocs", "mkdocs", mk),
-                                                    ("ProperDocs", "properdocs", pd))}
+            builds = {
+                name: pool.submit(build_site, ROOT, dest, generator, args.timeout)
+                for name, generator, dest in (
+                    ("MkDocs", "mkdocs", mk),
+                    ("ProperDocs", "properdocs", pd),
+                )
+            }
             procs = {name: build.result() for name, build in builds.items()}
         problems = [p for name, proc in procs.items() for p in build_problems(name, proc)]
         if not problems:

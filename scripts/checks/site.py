@@ -24,8 +24,13 @@ import yaml
 from scripts import ROOT
 
 
-def build_site(project: Path, dest: Path, generator: str = "mkdocs", timeout: float = 300,
-               env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+def build_site(
+    project: Path,
+    dest: Path,
+    generator: str = "mkdocs",
+    timeout: float = 300,
+    env: dict[str, str] | None = None,
+) -> subprocess.CompletedProcess:
     """Run ``<generator> build --strict`` for ``project`` into ``dest``; return the process.
 
     ``generator`` is ``"mkdocs"`` or ``"properdocs"`` (MkDocs' continuation, which reads the same
@@ -35,8 +40,17 @@ def build_site(project: Path, dest: Path, generator: str = "mkdocs", timeout: fl
     ``subprocess.TimeoutExpired`` after ``timeout`` seconds (a busy machine can need minutes).
     """
     return subprocess.run(
-        [sys.executable, "-m", generator, "build", "--strict", "-f", str(project / "mkdocs.yml"),
-         "-d", str(dest)],
+        [
+            sys.executable,
+            "-m",
+            generator,
+            "build",
+            "--strict",
+            "-f",
+            str(project / "mkdocs.yml"),
+            "-d",
+            str(dest),
+        ],
         cwd=project,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -70,8 +84,9 @@ def npm_ci(folder: Path, what: str, install_scripts: bool = False) -> None:
         raise SystemExit("npm not found: install Node.js 20 or newer (apt-get install nodejs npm)")
     print(f"installing {what} into {folder.relative_to(ROOT)} (npm ci)", flush=True)
     scripts = [] if install_scripts else ["--ignore-scripts"]
-    subprocess.run([npm, "ci", "--no-audit", "--no-fund", *scripts, "--loglevel=error"],
-                   cwd=folder, check=True)
+    subprocess.run(
+        [npm, "ci", "--no-audit", "--no-fund", *scripts, "--loglevel=error"], cwd=folder, check=True
+    )
 
 
 def docs_tree() -> set[tuple[str, int]]:

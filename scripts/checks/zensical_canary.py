@@ -7,8 +7,8 @@ Usage (from the repository root)::
 
 Zensical (https://zensical.org/) is the Material team's successor to MkDocs. It reads
 ``mkdocs.yml`` and runs Python-Markdown extensions, but no MkDocs hooks or plugins: no
-mkdocs-jupyter, and nothing of ``scripts/build/``. Given the files the execute stage makes, it
-shows the figures, and the math (a Markdown extension, ``scripts/build/markdown_math.py``), but
+mkdocs-jupyter, and nothing of ``scripts/hooks/``. Given the files the execute stage makes, it
+shows the figures, and the math (a Markdown extension, ``scripts/hooks/markdown_math.py``), but
 builds no notebook page and none of the lines the hooks add, and says "No issues found". This canary
 makes that visible, page by page, so the day a release renders them is seen too.
 
@@ -45,8 +45,13 @@ from scripts.checks.site import html_of, nav_pages, site_to_check
 ZENSICAL = "0.0.73"
 #: Packages that the site's Markdown extensions import (``mkdocs.yml``), installed beside
 #: Zensical at the versions ``requirements.txt`` pins.
-MARKDOWN_PACKAGES = ["mkdocs-material", "pymdown-extensions", "Markdown", "Pygments",
-                     "latex2mathml"]
+MARKDOWN_PACKAGES = [
+    "mkdocs-material",
+    "pymdown-extensions",
+    "Markdown",
+    "Pygments",
+    "latex2mathml",
+]
 VENV = ROOT / ".cache" / "zensical" / "venv"
 #: What the copy of the project holds: everything a page or ``mkdocs.yml`` reads.
 PROJECT_FILES = ["mkdocs.yml", "docs", "snippets", "scripts", "README.md"]
@@ -72,7 +77,8 @@ def page_content(site: Path, page: str) -> Content:
     soup = BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
     article = soup.find("article") or soup
     figures = sum(
-        1 for img in article.find_all("img", src=True)
+        1
+        for img in article.find_all("img", src=True)
         if not re.match(r"[a-z]+:", img["src"])
         and (path.parent / img["src"].split("#")[0]).is_file()
     )
@@ -91,8 +97,12 @@ def losses(reference: Content, other: Content) -> list[str]:
     if not other.built:
         return ["not built"] if reference.built else []
     lost = []
-    for field, words in (("figures", "figures"), ("formulas", "formulas"),
-                         ("cells", "notebook cells"), ("outputs", "notebook outputs")):
+    for field, words in (
+        ("figures", "figures"),
+        ("formulas", "formulas"),
+        ("cells", "notebook cells"),
+        ("outputs", "notebook outputs"),
+    ):
         had, has = getattr(reference, field), getattr(other, field)
         if has < had:
             lost.append(f"{had - has} of {had} {words}")
@@ -115,13 +125,15 @@ def report(reference: Path, zensical: Path, pages: list[str]) -> list[str]:
 def pins(names: list[str], requirements: Path = ROOT / "requirements.txt") -> list[str]:
     """``name==version`` for each of ``names`` as ``requirements.txt`` pins it (case and ``-``/``_``
     ignored). Raises ``ValueError`` for a name it does not pin."""
+
     def canonical(name: str) -> str:
         return name.lower().replace("_", "-")
 
     pinned = dict(
         (canonical(m[1]), f"{m[1]}=={m[2]}")
-        for m in re.finditer(r"^([A-Za-z0-9._-]+)==(\S+)", requirements.read_text(encoding="utf-8"),
-                             re.MULTILINE)
+        for m in re.finditer(
+            r"^([A-Za-z0-9._-]+)==(\S+)", requirements.read_text(encoding="utf-8"), re.MULTILINE
+        )
     )
     missing = [n for n in names if canonical(n) not in pinned]
     if missing:
@@ -141,18 +153,22 @@ def ensure_zensical(venv: Path = VENV) -> Path:
         shutil.rmtree(venv)
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     with (venv / "install.log").open("w") as log:
-        subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q",
-                        *wanted.split()], stdout=log, stderr=subprocess.STDOUT, check=True)
+        subprocess.run(
+            [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", *wanted.split()],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            check=True,
+        )
     stamp.write_text(wanted)
     return command
 
 
 def add_executed_outputs(docs: Path) -> None:
-    """Put what the execute stage makes (``scripts/build/execute.py``, run here if stale) into the
+    """Put what the execute stage makes (``scripts/hooks/execute.py``, run here if stale) into the
     copy's ``docs``: every figure's SVG at the path its page links, and each notebook replaced by
     its executed copy, outputs included. Zensical runs no hook, but it copies files and could
     render a notebook: what it then loses is what rendering alone would need to learn."""
-    from scripts.build.execute import run
+    from scripts.hooks.execute import run
 
     for _, entry, _ in run(ROOT):
         shutil.copytree(entry, docs, dirs_exist_ok=True)  # a figure module's SVGs, or a notebook
@@ -166,26 +182,38 @@ def build_with_zensical(command: Path, workdir: Path) -> tuple[Path, str]:
     for name in PROJECT_FILES:
         source = ROOT / name
         if source.is_dir():
-            shutil.copytree(source, project / name,
-                            ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
+            shutil.copytree(
+                source,
+                project / name,
+                ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"),
+            )
         else:
             project.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, project / name)
     add_executed_outputs(project / "docs")
     # The copy's own code on Python's path: mkdocs.yml lists its math extension by module.
     env = {**os.environ, "PYTHONPATH": str(project)}
-    proc = subprocess.run([str(command), "build", "-f", "mkdocs.yml"], cwd=project, env=env,
-                          capture_output=True, text=True, timeout=600, check=True)
+    proc = subprocess.run(
+        [str(command), "build", "-f", "mkdocs.yml"],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=True,
+    )
     return project / "site", proc.stdout + proc.stderr
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--reference", type=Path, metavar="DIR",
-                        help="an existing `mkdocs build` of this commit to compare with "
-                             "(default: build one)")
-    parser.add_argument("--strict", action="store_true",
-                        help="exit 1 when a page loses anything")
+    parser.add_argument(
+        "--reference",
+        type=Path,
+        metavar="DIR",
+        help="an existing `mkdocs build` of this commit to compare with (default: build one)",
+    )
+    parser.add_argument("--strict", action="store_true", help="exit 1 when a page loses anything")
     args = parser.parse_args(argv)
     try:
         command = ensure_zensical()
@@ -209,8 +237,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"Zensical {ZENSICAL} built the site ({said})")
     for line in lines:
         print(f"  {line}")
-    print(f"Zensical canary: {len(lines)} of {len(pages)} nav pages lose figures, formulas or "
-          "notebook content against MkDocs")
+    print(
+        f"Zensical canary: {len(lines)} of {len(pages)} nav pages lose figures, formulas or "
+        "notebook content against MkDocs"
+    )
     return 1 if args.strict and lines else 0
 
 

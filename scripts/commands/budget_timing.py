@@ -93,7 +93,8 @@ def measure(what: str, tree: Path) -> dict[str, tuple[float, int]]:
         return {"build, empty cache": cold[:2], "build, cache kept": warm[:2]}
     if what == "serve":
         _, status, output = timed(
-            [python, "-m", *serve_command(tree), "--runs", "1", "--dirty"], tree)
+            [python, "-m", *serve_command(tree), "--runs", "1", "--dirty"], tree
+        )
         first, edit = serve_medians(output)
         return {"serve first page": (first, status), "serve page edit": (edit, status)}
     command = [python, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
@@ -118,15 +119,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--only", nargs="+", choices=MEASURES, default=list(MEASURES))
     args = parser.parse_args(argv)
-    rev = subprocess.run(["git", "rev-parse", "--verify", f"{args.baseline}^{{commit}}"],
-                         cwd=ROOT, capture_output=True, text=True)
+    rev = subprocess.run(
+        ["git", "rev-parse", "--verify", f"{args.baseline}^{{commit}}"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     if rev.returncode:
         print(f"not a revision: {args.baseline}", file=sys.stderr)
         return 2
     folder = Path(tempfile.mkdtemp(prefix="budget-baseline-"))
     baseline = folder / "tree"
-    subprocess.run(["git", "worktree", "add", "--detach", str(baseline), rev.stdout.strip()],
-                   cwd=ROOT, check=True, capture_output=True)
+    subprocess.run(
+        ["git", "worktree", "add", "--detach", str(baseline), rev.stdout.strip()],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+    )
     trees = {"checkout": ROOT, "baseline": baseline}
     times: dict[str, dict[str, list[float]]] = {}
     try:
@@ -136,12 +145,14 @@ def main(argv: list[str] | None = None) -> int:
                 for name in order:
                     for key, (seconds, status) in measure(what, trees[name]).items():
                         times.setdefault(key, {"baseline": [], "checkout": []})[name].append(
-                            seconds)
+                            seconds
+                        )
                         failed = f" (exit status {status})" if status else ""
                         print(f"run {n}, {name}: {key} {seconds:.2f} s{failed}", flush=True)
     finally:
-        subprocess.run(["git", "worktree", "remove", "--force", str(baseline)], cwd=ROOT,
-                       capture_output=True)
+        subprocess.run(
+            ["git", "worktree", "remove", "--force", str(baseline)], cwd=ROOT, capture_output=True
+        )
         shutil.rmtree(folder, ignore_errors=True)
     print(summary(times))
     return 0

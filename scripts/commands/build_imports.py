@@ -49,9 +49,13 @@ def imported_modules(env: dict[str, str]) -> list[str]:
     """The project's files a strict ``mkdocs build`` imports (paths relative to the project).
     Raises ``RuntimeError`` with the log's end when the build fails."""
     with tempfile.TemporaryDirectory() as tmp:
-        proc = subprocess.run([sys.executable, "-c", CHILD, str(ROOT), tmp], cwd=ROOT,
-                              capture_output=True, text=True,
-                              env={**os.environ, "NO_MKDOCS_2_WARNING": "1", **env})
+        proc = subprocess.run(
+            [sys.executable, "-c", CHILD, str(ROOT), tmp],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            env={**os.environ, "NO_MKDOCS_2_WARNING": "1", **env},
+        )
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("MODULES ")]
     if proc.returncode != 0 or not lines:
         raise RuntimeError(f"the build failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
@@ -60,8 +64,13 @@ def imported_modules(env: dict[str, str]) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
-                        help="an environment variable for the build (repeatable)")
+    parser.add_argument(
+        "--env",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="an environment variable for the build (repeatable)",
+    )
     args = parser.parse_args(argv)
     env = dict(item.split("=", 1) for item in args.env)
     modules = imported_modules(env)

@@ -29,7 +29,7 @@ import sys
 from pathlib import Path
 
 from scripts import ROOT
-from scripts.build.markdown_blocks import code_blocks
+from scripts.hooks.markdown_blocks import code_blocks
 
 # Blocks run in this process; the CUDA build of torch would print Kineto's progress lines
 # (`USDT: ... profiler_start`, `gpuGetDeviceCount failed`) into the terminal whenever one runs
@@ -74,12 +74,14 @@ def refresh_markdown(path: Path, write: bool, errors: list[str] | None = None) -
             errors.append(message)
             continue
         start, end, pad = block.output
-        current = "".join(ln[min(len(pad), len(ln) - len(ln.lstrip(" "))):]
-                          for ln in lines[start:end])
+        current = "".join(
+            ln[min(len(pad), len(ln) - len(ln.lstrip(" "))) :] for ln in lines[start:end]
+        )
         if printed != current:
             stale.append(f"{rel}:{start}")
-            lines[start:end] = [(pad + ln if ln.strip() else ln)
-                                for ln in printed.splitlines(keepends=True)]
+            lines[start:end] = [
+                (pad + ln if ln.strip() else ln) for ln in printed.splitlines(keepends=True)
+            ]
     if stale and write:
         path.write_text("".join(lines), encoding="utf-8")
     return stale

@@ -53,7 +53,10 @@ class Serve:
         self.started = time.perf_counter()
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "mkdocs", "serve", "-a", f"127.0.0.1:{self.port}", *extra],
-            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
         )
         threading.Thread(target=self._read, daemon=True).start()
 
@@ -109,27 +112,38 @@ def edit_and_wait(serve: Serve, path: Path, extra: str, shown, what: str, timeou
     return done - since, rebuild_log
 
 
-def one_run(n: int, page: Path, figures: Path, timeout: float,
-            extra: tuple[str, ...] = ()) -> dict[str, float]:
+def one_run(
+    n: int, page: Path, figures: Path, timeout: float, extra: tuple[str, ...] = ()
+) -> dict[str, float]:
     serve = Serve(extra)
     try:
         first = serve.wait_for(lambda: serve.get("") is not None, timeout, "first page")
-        serve.wait_for(lambda: serve.reloaded_after(0) or "Serving on" in serve.log(),
-                       timeout, "server start")
+        serve.wait_for(
+            lambda: serve.reloaded_after(0) or "Serving on" in serve.log(), timeout, "server start"
+        )
         marker = f"Serve timing marker {n}-{time.time_ns()}."
         url = page_url_path(page.relative_to(ROOT / "docs").as_posix())
         page_s, _ = edit_and_wait(
-            serve, page, f"\n\n{marker}\n", lambda since: marker in (serve.get(url) or ""),
-            "edited page", timeout)
+            serve,
+            page,
+            f"\n\n{marker}\n",
+            lambda since: marker in (serve.get(url) or ""),
+            "edited page",
+            timeout,
+        )
         figure_s, rebuild = edit_and_wait(
-            serve, figures, f"\n# serve timing {marker}\n", serve.reloaded_after,
-            "rebuild after the figure edit", timeout)
+            serve,
+            figures,
+            f"\n# serve timing {marker}\n",
+            serve.reloaded_after,
+            "rebuild after the figure edit",
+            timeout,
+        )
         rel = figures.relative_to(ROOT).as_posix()
         drawn = [ln for ln in rebuild.splitlines() if "figures: drawing" in ln]
         if len(drawn) != 1 or rel not in drawn[0] or "drawing 1 module" not in drawn[0]:
             raise RuntimeError(f"expected {rel}, and only it, to be drawn again:\n{rebuild}")
-        return {"first page": first - serve.started, "page edit": page_s,
-                "figure edit": figure_s}
+        return {"first page": first - serve.started, "page edit": page_s, "figure edit": figure_s}
     finally:
         serve.stop()
 
@@ -141,23 +155,33 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--page", type=Path, default=Path("docs/lookup-tables.md"))
     parser.add_argument("--figures", type=Path, default=Path("snippets/lookup_tables/figures.py"))
     parser.add_argument("--timeout", type=float, default=300, help="seconds, per step")
-    parser.add_argument("--dirty", action="store_true",
-                        help="serve with --dirty --no-strict: rebuild only the edited page")
+    parser.add_argument(
+        "--dirty",
+        action="store_true",
+        help="serve with --dirty --no-strict: rebuild only the edited page",
+    )
     args = parser.parse_args(argv)
     results = []
     for n in range(1, args.runs + 1):
         if args.cold:
             shutil.rmtree(ROOT / ".cache", ignore_errors=True)
         try:
-            result = one_run(n, ROOT / args.page, ROOT / args.figures, args.timeout,
-                             ("--dirty", "--no-strict") if args.dirty else ())
+            result = one_run(
+                n,
+                ROOT / args.page,
+                ROOT / args.figures,
+                args.timeout,
+                ("--dirty", "--no-strict") if args.dirty else (),
+            )
         except (RuntimeError, TimeoutError) as exc:
             print(f"run {n}: {exc}", file=sys.stderr)
             return 1
         results.append(result)
         print(f"run {n}: " + ", ".join(f"{k} {v:.2f} s" for k, v in result.items()), flush=True)
-    print("median: " + ", ".join(
-        f"{k} {statistics.median(r[k] for r in results):.2f} s" for k in results[0]))
+    print(
+        "median: "
+        + ", ".join(f"{k} {statistics.median(r[k] for r in results):.2f} s" for k in results[0])
+    )
     return 0
 
 

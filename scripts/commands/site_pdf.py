@@ -6,7 +6,7 @@ Usage (from the repository root, after ``mkdocs build``)::
 
 Not part of ``mkdocs build``: the audits (``python -m pytest -m audit``, whose site build runs
 this after it) and the Pages workflow make it; every other build, ``mkdocs serve`` included,
-holds the one-page stand-in of ``scripts/build/execute_stage.py``, which this overwrites.
+holds the one-page stand-in of ``scripts/hooks/execute_stage.py``, which this overwrites.
 
 Every page of ``nav``, in nav order, becomes one section of a single print document: the page's
 content as MkDocs rendered it (what its built page holds between its ``<h1>`` and Material's
@@ -71,9 +71,9 @@ from urllib.parse import urljoin, urlsplit
 import yaml
 
 from scripts import ROOT
-from scripts.build.cache import environment_fingerprint
-from scripts.build.execute_stage import PDF_NAME, last_commit_time
 from scripts.checks.site import CHROMIUM, CHROMIUM_ARGS, html_of, page_slug, page_url_path
+from scripts.hooks.cache import environment_fingerprint
+from scripts.hooks.execute_stage import PDF_NAME, last_commit_time
 
 #: Where finished PDFs are kept between builds, relative to the project.
 CACHE_DIR = Path(".cache") / "pdf"
@@ -102,7 +102,7 @@ TIMEOUT_MS = 180_000
 #: The heading of the print document's table of contents, per language.
 CONTENTS = {"en": "Contents", "zh": "目录"}
 #: What a page without a Chinese file shows after its title in the Chinese document's contents
-#: (as in the Chinese site's navigation, scripts/build/zh.py).
+#: (as in the Chinese site's navigation, scripts/hooks/zh.py).
 ENGLISH_MARK = "（英文）"
 
 #: Rules of the print document only: each page starts a sheet, the front matter's look, and
@@ -127,16 +127,16 @@ PRINT_CSS = """
 """
 
 #: An attribute that names or points to an element, as the site's HTML writes it (always quoted
-#: with ``"``; a quote inside a value or in code text is escaped: see scripts/build/notebooks.py).
+#: with ``"``; a quote inside a value or in code text is escaped: see scripts/hooks/notebooks.py).
 _ATTR = re.compile(
-    r'(?<=\s)(id|for|href|xlink:href|src|aria-labelledby|aria-describedby|aria-controls'
+    r"(?<=\s)(id|for|href|xlink:href|src|aria-labelledby|aria-describedby|aria-controls"
     r'|aria-owns)="([^"]*)"'
 )
 #: An ``<img>`` tag (a ``>`` inside a quoted value does not end it).
 _IMG = r'<img\b(?:[^>"]|"[^"]*")*>'
 _DARK_IMG = r'<img\b(?:[^>"]|"[^"]*")*?\ssrc="[^"]*#only-dark"(?:[^>"]|"[^"]*")*>'
 #: A dark figure, alone or as the whole content of a link (which goes with it).
-_DARK = re.compile(rf'<a\b[^>]*>\s*{_DARK_IMG}\s*</a>|{_DARK_IMG}')
+_DARK = re.compile(rf"<a\b[^>]*>\s*{_DARK_IMG}\s*</a>|{_DARK_IMG}")
 _LAZY = re.compile(rf'(?={_IMG})(<img\b(?:[^>"]|"[^"]*")*?)\sloading="lazy"')
 _DETAILS = re.compile(r"<details\b(?![^>]*\sopen\b)")
 _HEADING = re.compile(r"(<h([1-6])\b[^>]*>)(.*?)(</h\2>)", re.S)
@@ -219,6 +219,7 @@ def lean_code(content: str) -> str:
     own colour (names already do on screen). Each token is a box for Chromium to lay out and a
     tag of the PDF: the site's 61,000 took half the print time and made the PDF 15 MB instead of 6.
     """
+
     def token(match: re.Match) -> str:
         return match[0] if KEPT_TOKENS.fullmatch(match[1]) else match[2]
 
@@ -255,8 +256,14 @@ def has_title(content: str) -> bool:
     return re.search(r"<h1\b", content) is not None
 
 
-def print_document(sections: list[tuple[NavPage, str]], site_name: str, description: str,
-                   stylesheets: list[str], scheme: dict[str, str], language: str = "en") -> str:
+def print_document(
+    sections: list[tuple[NavPage, str]],
+    site_name: str,
+    description: str,
+    stylesheets: list[str],
+    scheme: dict[str, str],
+    language: str = "en",
+) -> str:
     """The print document: ``sections`` (each nav page and its :func:`page_section` HTML, which
     opens with its ``<h1>``) after a front page with the site's name, ``description`` and a table
     of contents grouped by nav section, styled by ``stylesheets`` (paths from the site's root)
@@ -276,8 +283,7 @@ def print_document(sections: list[tuple[NavPage, str]], site_name: str, descript
     links = "".join(f'<link rel="stylesheet" href="{html.escape(s)}">' for s in stylesheets)
     body_attrs = "".join(f' data-md-color-{k}="{html.escape(v)}"' for k, v in scheme.items())
     pages = "\n".join(
-        f'<article class="md-typeset pdf-page" id="{page_slug(page.src)}">\n'
-        f"{section}\n</article>"
+        f'<article class="md-typeset pdf-page" id="{page_slug(page.src)}">\n{section}\n</article>'
         for page, section in sections
     )
     return (
@@ -288,7 +294,7 @@ def print_document(sections: list[tuple[NavPage, str]], site_name: str, descript
         f'<p class="pdf-title">{html.escape(site_name)}</p>'
         f'<p class="pdf-lede">{html.escape(description)}</p>'
         f'<p class="pdf-contents">{CONTENTS.get(language, CONTENTS["en"])}</p>'
-        f'<nav><ol>{"".join(toc)}</ol></nav></div>\n'
+        f"<nav><ol>{''.join(toc)}</ol></nav></div>\n"
         f"{pages}\n</body></html>\n"
     )
 
@@ -377,11 +383,13 @@ def print_pdf(document: str, resources: dict[str, bytes]) -> tuple[bytes, list[s
             route.abort("blockedbyclient")
 
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True,
-                                     args=CHROMIUM_ARGS)
+        browser = pw.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+        )
         try:
-            context = browser.new_context(color_scheme="light", service_workers="block",
-                                          java_script_enabled=False)
+            context = browser.new_context(
+                color_scheme="light", service_workers="block", java_script_enabled=False
+            )
             context.set_default_timeout(TIMEOUT_MS)
             context.route("**/*", answer)
             tab = context.new_page()
@@ -405,19 +413,24 @@ def page_content(page_html: str) -> str:
     if start < 0 or title < 0:
         raise ValueError("no <h1> inside an <article>")
     end = page_html.find('<aside class="md-source-file">', title)
-    return page_html[title:end if end >= 0 else page_html.index("</article>", title)]
+    return page_html[title : end if end >= 0 else page_html.index("</article>", title)]
 
 
 def stylesheets(site: Path, extra_css: list[str]) -> list[str]:
     """The site's stylesheets, in the order its pages load them: Material's own (main, then
     palette), then ``extra_css``. Raises ``ValueError`` when Material's are missing."""
-    theme = sorted((p.relative_to(site).as_posix()
-                    for p in (site / "assets" / "stylesheets").glob("*.min.css")
-                    if re.fullmatch(r"(main|palette)\.[0-9a-f]+\.min\.css", p.name)),
-                   key=lambda uri: "palette" in uri)
+    theme = sorted(
+        (
+            p.relative_to(site).as_posix()
+            for p in (site / "assets" / "stylesheets").glob("*.min.css")
+            if re.fullmatch(r"(main|palette)\.[0-9a-f]+\.min\.css", p.name)
+        ),
+        key=lambda uri: "palette" in uri,
+    )
     if not theme:
-        raise ValueError("Material's stylesheets (assets/stylesheets/main.*.min.css) are not "
-                         "in the site")
+        raise ValueError(
+            "Material's stylesheets (assets/stylesheets/main.*.min.css) are not in the site"
+        )
     return theme + list(extra_css)
 
 
@@ -453,11 +466,23 @@ def assemble(site: Path, config: dict, language: str = "en") -> tuple[str, dict[
         content = page_content(text)
         if prefix:
             english = '<div lang="en">' in content
-            entry = NavPage(names.get(entry.section, entry.section),
-                            names.get(entry.title, entry.title) + ENGLISH_MARK * english,
-                            entry.src)
-        sections.append((entry, page_section(content, prefix + page_url_path(entry.src),
-                                             page_slug(entry.src), pages, site_url)))
+            entry = NavPage(
+                names.get(entry.section, entry.section),
+                names.get(entry.title, entry.title) + ENGLISH_MARK * english,
+                entry.src,
+            )
+        sections.append(
+            (
+                entry,
+                page_section(
+                    content,
+                    prefix + page_url_path(entry.src),
+                    page_slug(entry.src),
+                    pages,
+                    site_url,
+                ),
+            )
+        )
     sheets = stylesheets(site, config.get("extra_css") or [])
     # Material prints in its light scheme whatever the reader's (its dark one is for screens
     # only), in the colours of the first palette.
@@ -465,10 +490,14 @@ def assemble(site: Path, config: dict, language: str = "en") -> tuple[str, dict[
     first = palette[0] if isinstance(palette, list) else palette
     scheme = {"scheme": "default", **{k: first[k] for k in ("primary", "accent") if k in first}}
     description = settings.get("site_description") or config.get("site_description") or ""
-    document = print_document(sections, config["site_name"], " ".join(description.split()),
-                              sheets, scheme, language)
-    sources = [html.unescape(src[1]) for tag in re.findall(_IMG, document)
-               if (src := re.search(r'\ssrc="([^"]*)"', tag))]
+    document = print_document(
+        sections, config["site_name"], " ".join(description.split()), sheets, scheme, language
+    )
+    sources = [
+        html.unescape(src[1])
+        for tag in re.findall(_IMG, document)
+        if (src := re.search(r'\ssrc="([^"]*)"', tag))
+    ]
     wanted = set(sheets) | {urlsplit(s).path for s in sources if not urlsplit(s).scheme}
     resources = {}
     for path in sorted(wanted):
@@ -497,8 +526,9 @@ def make_pdf(site: Path, root: Path = ROOT, language: str = "en") -> str:
         start = time.monotonic()
         pdf, refused = print_pdf(document, resources)
         if refused:
-            raise ValueError("the print document requested files it is not made from: "
-                             + ", ".join(refused))
+            raise ValueError(
+                "the print document requested files it is not made from: " + ", ".join(refused)
+            )
         target.parent.mkdir(parents=True, exist_ok=True)
         tmp = target.with_name(f".{target.stem}.{os.getpid()}.tmp")
         tmp.write_bytes(number_node_ids(stamp_dates(pdf, 0)))
@@ -516,8 +546,9 @@ def make_pdf(site: Path, root: Path = ROOT, language: str = "en") -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--site", type=Path, default=ROOT / "site",
-                        help="the built site (default: site/)")
+    parser.add_argument(
+        "--site", type=Path, default=ROOT / "site", help="the built site (default: site/)"
+    )
     args = parser.parse_args(argv)
     missing = missing_browser()
     if missing:

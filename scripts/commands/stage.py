@@ -1,4 +1,4 @@
-"""Run the execute stage alone (:func:`scripts.build.execute.run`): draw the stale figures,
+"""Run the execute stage alone (:func:`scripts.hooks.execute.run`): draw the stale figures,
 execute the stale notebooks and make the article downloads, as a build does before rendering.
 
 Usage (from the repository root)::
@@ -15,24 +15,32 @@ import tempfile
 from pathlib import Path
 
 from scripts import ROOT
-from scripts.build.execute import run
+from scripts.hooks.execute import run
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--fresh", action="store_true",
-                        help="make everything afresh into a temporary folder, whatever is cached")
+    parser.add_argument(
+        "--fresh",
+        action="store_true",
+        help="make everything afresh into a temporary folder, whatever is cached",
+    )
     args = parser.parse_args(argv)
     import yaml
     from mkdocs.exceptions import PluginError
 
-    from scripts.build.article_notebooks import articles
+    from scripts.hooks.article_notebooks import articles
 
     config = yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=yaml.BaseLoader)  # noqa: S506
     with tempfile.TemporaryDirectory() as tmp:
         try:
-            made = run(ROOT, None, tuple(articles(config["nav"])), config.get("site_url") or "/",
-                       Path(tmp) if args.fresh else None)
+            made = run(
+                ROOT,
+                None,
+                tuple(articles(config["nav"])),
+                config.get("site_url") or "/",
+                Path(tmp) if args.fresh else None,
+            )
         except PluginError as error:
             print(error, file=sys.stderr)
             return 1

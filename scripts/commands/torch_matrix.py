@@ -81,8 +81,8 @@ from pathlib import Path
 from packaging.version import Version
 
 from scripts import ROOT
-from scripts.build import matrix_notes
-from scripts.build.matrix_notes import file_fingerprint
+from scripts.hooks import matrix_notes
+from scripts.hooks.matrix_notes import file_fingerprint
 
 #: The committed record of the last matrix run.
 RECORD = ROOT / matrix_notes.RECORD
@@ -110,8 +110,16 @@ DESELECT = [
 ]
 #: pytest options of every matrix run: two workers, no cache folder written into the checkout,
 #: and each notebook as a test (nbmake; a plain run executes them in a site build instead).
-PYTEST_OPTIONS = ["-p", "no:cacheprovider", "-p", "tests.torch_matrix_plugin", "--nbmake", "-q",
-                  "-n", "2"]
+PYTEST_OPTIONS = [
+    "-p",
+    "no:cacheprovider",
+    "-p",
+    "tests.torch_matrix_plugin",
+    "--nbmake",
+    "-q",
+    "-n",
+    "2",
+]
 
 
 #: The variable that turns oneDNN off in every Python process of a run (see :func:`run_selection`).
@@ -121,14 +129,23 @@ NO_ONEDNN = "TORCH_MATRIX_NO_ONEDNN"
 #: MKL's ``MKL_ENABLE_INSTRUCTIONS``, oneDNN's ``ONEDNN_MAX_CPU_ISA`` and ``OMP_NUM_THREADS``.
 CPU_PATHS: dict[str, tuple[str, dict[str, str]]] = {
     "native": ("the CPU's own choice of kernels", {}),
-    "avx2": ("AVX2 kernels in ATen, MKL and oneDNN",
-             {"ATEN_CPU_CAPABILITY": "avx2", "MKL_ENABLE_INSTRUCTIONS": "AVX2",
-              "ONEDNN_MAX_CPU_ISA": "AVX2"}),
+    "avx2": (
+        "AVX2 kernels in ATen, MKL and oneDNN",
+        {
+            "ATEN_CPU_CAPABILITY": "avx2",
+            "MKL_ENABLE_INSTRUCTIONS": "AVX2",
+            "ONEDNN_MAX_CPU_ISA": "AVX2",
+        },
+    ),
     "avx512": ("ATen's AVX-512 kernels", {"ATEN_CPU_CAPABILITY": "avx512"}),
-    "onednn-vnni": ("oneDNN below its bfloat16 instructions",
-                    {"ONEDNN_MAX_CPU_ISA": "AVX512_CORE_VNNI"}),
-    "aten-default": ("ATen's kernels without vector extensions",
-                     {"ATEN_CPU_CAPABILITY": "default"}),
+    "onednn-vnni": (
+        "oneDNN below its bfloat16 instructions",
+        {"ONEDNN_MAX_CPU_ISA": "AVX512_CORE_VNNI"},
+    ),
+    "aten-default": (
+        "ATen's kernels without vector extensions",
+        {"ATEN_CPU_CAPABILITY": "default"},
+    ),
     "no-onednn": ("oneDNN switched off (torch.backends.mkldnn.enabled = False)", {NO_ONEDNN: "1"}),
     "one-thread": ("one thread", {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}),
 }
@@ -139,10 +156,30 @@ PATH_NEEDS = {
     "onednn-vnni": {"avx512_vnni"},
 }
 #: The CPU flags recorded with each run: those that decide which kernels run.
-KERNEL_FLAGS = ("avx2", "fma", "f16c", "avx512f", "avx512bw", "avx512vl", "avx512dq",
-                "avx512_vnni", "avx512_bf16", "avx512_fp16", "avx_vnni", "avx_ne_convert",
-                "amx_tile", "amx_bf16", "amx_fp16", "asimd", "asimddp", "bf16", "i8mm", "sve",
-                "sve2", "sme")
+KERNEL_FLAGS = (
+    "avx2",
+    "fma",
+    "f16c",
+    "avx512f",
+    "avx512bw",
+    "avx512vl",
+    "avx512dq",
+    "avx512_vnni",
+    "avx512_bf16",
+    "avx512_fp16",
+    "avx_vnni",
+    "avx_ne_convert",
+    "amx_tile",
+    "amx_bf16",
+    "amx_fp16",
+    "asimd",
+    "asimddp",
+    "bf16",
+    "i8mm",
+    "sve",
+    "sve2",
+    "sme",
+)
 #: ``sitecustomize`` for the ``no-onednn`` path: every Python process of the run (pytest and its
 #: workers, snippet subprocesses, notebook kernels) starts with oneDNN switched off.
 _NO_ONEDNN_SITE = (
@@ -163,21 +200,43 @@ BENCHMARK_RUNS = {"sweep": ["--device", "cuda"], "models": ["--models", "--devic
 BENCHMARK_TIMEOUT = 420
 #: A page block's CUDA marker (the HTML comment on the line above its fence, as pytest-codeblocks
 #: reads it) and a test's (a decorator, or a module's ``pytestmark``).
-CUDA_MARKS = {".md": re.compile(r"^[ \t]*<!--[-\s]*pytest\.mark\.cuda\b", re.MULTILINE),
-              ".py": re.compile(r"\bpytest\.mark\.cuda\b")}
+CUDA_MARKS = {
+    ".md": re.compile(r"^[ \t]*<!--[-\s]*pytest\.mark\.cuda\b", re.MULTILINE),
+    ".py": re.compile(r"\bpytest\.mark\.cuda\b"),
+}
 #: pytest options of the CUDA run: the project's ``addopts`` replaced (they start pytest-xdist's
 #: workers, which a GPU machine need not have), the ``cuda`` marker's plugin and pytest-codeblocks
 #: loaded, only checks marked ``cuda`` selected, each outcome recorded.
-CUDA_PYTEST_OPTIONS = ["-o", "addopts=", "-p", "tests.cuda_marker", "--codeblocks",
-                       "--strict-markers", "-p", "no:cacheprovider", "-p",
-                       "tests.torch_matrix_plugin", "-m", "cuda", "-q", "-rs"]
+CUDA_PYTEST_OPTIONS = [
+    "-o",
+    "addopts=",
+    "-p",
+    "tests.cuda_marker",
+    "--codeblocks",
+    "--strict-markers",
+    "-p",
+    "no:cacheprovider",
+    "-p",
+    "tests.torch_matrix_plugin",
+    "-m",
+    "cuda",
+    "-q",
+    "-rs",
+]
 #: What the CUDA run imports beyond torch, pytest and Hypothesis: distribution -> the module it
 #: provides. pytest-codeblocks collects the pages' blocks; ``tests/conftest.py`` (loaded when a
 #: test file is selected) imports matplotlib, filelock, Markdown and PyYAML; pytest-timeout
 #: applies the project's 120 s limit per check; the benchmark imports NumPy and SciPy.
-CUDA_RUN_NEEDS = {"pytest-codeblocks": "pytest_codeblocks", "pytest-timeout": "pytest_timeout",
-                  "filelock": "filelock", "matplotlib": "matplotlib", "Markdown": "markdown",
-                  "PyYAML": "yaml", "numpy": "numpy", "scipy": "scipy"}
+CUDA_RUN_NEEDS = {
+    "pytest-codeblocks": "pytest_codeblocks",
+    "pytest-timeout": "pytest_timeout",
+    "filelock": "filelock",
+    "matplotlib": "matplotlib",
+    "Markdown": "markdown",
+    "PyYAML": "yaml",
+    "numpy": "numpy",
+    "scipy": "scipy",
+}
 #: What the GPU kind asks torch, in the Python that runs the checks (one JSON line).
 _GPU_PROBE = (
     "import json, platform, torch\n"
@@ -211,7 +270,8 @@ def reachable_paths(flags: set[str], arch: str) -> list[str]:
     out = []
     for name, (_, env) in CPU_PATHS.items():
         x86_only = any(k in env for k in ("MKL_ENABLE_INSTRUCTIONS", "ONEDNN_MAX_CPU_ISA")) or (
-            env.get("ATEN_CPU_CAPABILITY", "default") != "default")
+            env.get("ATEN_CPU_CAPABILITY", "default") != "default"
+        )
         if x86_only and not (x86 and PATH_NEEDS.get(name, set()) <= flags):
             continue
         out.append(name)
@@ -256,8 +316,11 @@ def migrate(record: dict) -> dict:
             arch, path = key.split("/")
             key = cpu_path_key(arch, run.get("machine", {}), run.get("path", path))
         paths[key] = run
-    return {**record, "cpu_paths": dict(sorted(paths.items()))} if "cpu_paths" in record else {
-        **record}
+    return (
+        {**record, "cpu_paths": dict(sorted(paths.items()))}
+        if "cpu_paths" in record
+        else {**record}
+    )
 
 
 def gpu_key(gpu: dict, torch_version: str) -> str:
@@ -302,7 +365,9 @@ def registry_releases() -> list[str]:
     left out). Asks ``pip index versions torch --json``; raises ``RuntimeError`` when pip fails."""
     proc = subprocess.run(
         [sys.executable, "-m", "pip", "index", "versions", "torch", "--json"],
-        capture_output=True, text=True, timeout=300,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     if proc.returncode != 0:
         raise RuntimeError(f"pip index versions torch failed:\n{proc.stderr[-2000:]}")
@@ -356,13 +421,20 @@ def ensure_venv(release: str, reinstall: bool = False, log=print) -> Path:
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     pending = home / "requirements.pending.txt"
     pending.write_text(wanted)
-    log(f"[{release}] pip install -r requirements.txt with torch=={release} "
-        f"(log: {log_file}; the first time, several minutes and up to ~6 GB)")
+    log(
+        f"[{release}] pip install -r requirements.txt with torch=={release} "
+        f"(log: {log_file}; the first time, several minutes and up to ~6 GB)"
+    )
     started = time.monotonic()
     with log_file.open("w") as out:
         for args in (["--upgrade", "pip"], ["-r", str(pending)]):
-            subprocess.run([str(python), "-m", "pip", "install", "-q", *args], cwd=ROOT,
-                           stdout=out, stderr=subprocess.STDOUT, check=True)
+            subprocess.run(
+                [str(python), "-m", "pip", "install", "-q", *args],
+                cwd=ROOT,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                check=True,
+            )
     pending.replace(stamp)
     log(f"[{release}] installed in {time.monotonic() - started:.0f} s")
     return python
@@ -414,8 +486,9 @@ def run_cpu_path(name: str, python: Path, release: str, log=print) -> dict:
     return {**entry, "path": name, "runs": what, "settings": dict(env)}
 
 
-def _run_pytest(label: str, python: Path, args: list[str], env: dict[str, str],
-                log=print, root: Path = ROOT) -> tuple[dict[str, dict], float]:
+def _run_pytest(
+    label: str, python: Path, args: list[str], env: dict[str, str], log=print, root: Path = ROOT
+) -> tuple[dict[str, dict], float]:
     """Run pytest with ``python`` and ``args`` in ``root`` (the repository's), the matrix's plugin
     writing each test's outcome (:mod:`tests.torch_matrix_plugin`), and return the outcomes
     (``{test id: {"outcome": ..., ...}}``) and the seconds it took. Raises ``RuntimeError`` when
@@ -424,30 +497,41 @@ def _run_pytest(label: str, python: Path, args: list[str], env: dict[str, str],
     with tempfile.TemporaryDirectory(prefix="torch-matrix-") as tmp:
         out = Path(tmp) / "outcomes.json"
         started = time.monotonic()
-        proc = subprocess.run([str(python), "-m", "pytest", *args], cwd=root,
-                              env={**env, "TORCH_MATRIX_OUT": str(out)},
-                              capture_output=True, text=True)
+        proc = subprocess.run(
+            [str(python), "-m", "pytest", *args],
+            cwd=root,
+            env={**env, "TORCH_MATRIX_OUT": str(out)},
+            capture_output=True,
+            text=True,
+        )
         seconds = time.monotonic() - started
         if proc.returncode not in (0, 1) or not out.exists():
-            raise RuntimeError(f"{label} pytest exited with {proc.returncode}:\n"
-                               f"{(proc.stdout + proc.stderr)[-3000:]}")
+            raise RuntimeError(
+                f"{label} pytest exited with {proc.returncode}:\n"
+                f"{(proc.stdout + proc.stderr)[-3000:]}"
+            )
         return json.loads(out.read_text())["outcomes"], seconds
 
 
 def _summary(label: str, outcomes: dict[str, dict], seconds: float, log=print) -> dict[str, int]:
     """Count ``outcomes`` by kind, print the counts and each failure under ``label``."""
-    summary = {k: sum(t["outcome"] == k for t in outcomes.values())
-               for k in ("passed", "failed", "skipped")}
-    log(f"{label} {summary['passed']} passed, {summary['failed']} failed, "
-        f"{summary['skipped']} skipped in {seconds:.0f} s")
+    summary = {
+        k: sum(t["outcome"] == k for t in outcomes.values())
+        for k in ("passed", "failed", "skipped")
+    }
+    log(
+        f"{label} {summary['passed']} passed, {summary['failed']} failed, "
+        f"{summary['skipped']} skipped in {seconds:.0f} s"
+    )
     for test_id, entry in sorted(outcomes.items()):
         if entry["outcome"] == "failed":
             log(f"    FAILED {test_id}: {entry.get('message', '')}")
     return summary
 
 
-def run_selection(label: str, release: str, python: Path, settings: dict[str, str],
-                  log=print) -> dict:
+def run_selection(
+    label: str, release: str, python: Path, settings: dict[str, str], log=print
+) -> dict:
     """Run :func:`selection` with ``python`` (an environment holding ``release``), the
     environment variables ``settings`` added, and return a record entry: the release, the
     ``torch.__version__`` that ran, the ATen CPU capability it reported, the date, the machine
@@ -457,19 +541,35 @@ def run_selection(label: str, release: str, python: Path, settings: dict[str, st
         site = Path(tmp) / "site"
         site.mkdir()
         (site / "sitecustomize.py").write_text(_NO_ONEDNN_SITE, encoding="utf-8")
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(ROOT)]),
-               "HF_HUB_OFFLINE": "1", "PYTHONDONTWRITEBYTECODE": "1", **settings}
+        env = {
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join([str(site), str(ROOT)]),
+            "HF_HUB_OFFLINE": "1",
+            "PYTHONDONTWRITEBYTECODE": "1",
+            **settings,
+        }
         env.pop("VIRTUAL_ENV", None)
         version = subprocess.run(
-            [str(python), "-c", "import torch, platform; print(torch.__version__); "
-             "print(platform.python_version()); print(torch.backends.cpu.get_cpu_capability()); "
-             "print(torch.get_num_threads()); print(torch.backends.mkldnn.enabled)"],
-            capture_output=True, text=True, check=True, env=env, cwd=ROOT,
+            [
+                str(python),
+                "-c",
+                "import torch, platform; print(torch.__version__); "
+                "print(platform.python_version()); print(torch.backends.cpu.get_cpu_capability()); "
+                "print(torch.get_num_threads()); print(torch.backends.mkldnn.enabled)",
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+            env=env,
+            cwd=ROOT,
         ).stdout.split()
-        log(f"{label} pytest on torch {version[0]} (ATen capability {version[2]}, "
-            f"{version[3]} threads, oneDNN {'on' if version[4] == 'True' else 'off'}) ...")
-        outcomes, seconds = _run_pytest(label, python, [*PYTEST_OPTIONS, *selection()], env,
-                                        log=log)
+        log(
+            f"{label} pytest on torch {version[0]} (ATen capability {version[2]}, "
+            f"{version[3]} threads, oneDNN {'on' if version[4] == 'True' else 'off'}) ..."
+        )
+        outcomes, seconds = _run_pytest(
+            label, python, [*PYTEST_OPTIONS, *selection()], env, log=log
+        )
     summary = _summary(label, outcomes, seconds, log=log)
     return {
         "release": release,
@@ -504,9 +604,12 @@ def gpu_driver() -> str:
     """The NVIDIA driver's version on this machine (``nvidia-smi``, else
     ``/proc/driver/nvidia/version``), or ``"unknown"``."""
     try:
-        proc = subprocess.run(["nvidia-smi", "--query-gpu=driver_version",
-                               "--format=csv,noheader"], capture_output=True, text=True,
-                              timeout=60)
+        proc = subprocess.run(
+            ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         if proc.returncode == 0 and proc.stdout.strip():
             return proc.stdout.split()[0]
     except (OSError, subprocess.TimeoutExpired):
@@ -525,15 +628,22 @@ def gpu_info(python: Path) -> dict | None:
     ``count`` (devices), ``memory_gib``, and ``torch`` and ``python`` (versions). ``None`` when
     torch sees no CUDA device. Raises ``subprocess.CalledProcessError`` when torch cannot be
     imported."""
-    info = json.loads(subprocess.run([str(python), "-c", _GPU_PROBE], capture_output=True,
-                                     text=True, check=True, cwd=ROOT).stdout)
+    info = json.loads(
+        subprocess.run(
+            [str(python), "-c", _GPU_PROBE], capture_output=True, text=True, check=True, cwd=ROOT
+        ).stdout
+    )
     if not info.pop("available"):
         return None
     return {**info, "driver": gpu_driver()}
 
 
-def download_wheels(folder: Path, names: list[str] = (), python_version: str = "3.12",
-                    platform_tag: str = "manylinux_2_28_x86_64") -> list[Path]:
+def download_wheels(
+    folder: Path,
+    names: list[str] = (),
+    python_version: str = "3.12",
+    platform_tag: str = "manylinux_2_28_x86_64",
+) -> list[Path]:
     """Fill ``folder`` with wheels for a GPU machine's Python ``python_version`` on
     ``platform_tag``, at the versions installed here: of ``names`` alone (a machine that lacks
     only those; the GPU machines lent to this project lack only ``pytest-codeblocks``), or of
@@ -544,13 +654,27 @@ def download_wheels(folder: Path, names: list[str] = (), python_version: str = "
 
     folder.mkdir(parents=True, exist_ok=True)
     pins = [f"{name}=={version(name)}" for name in (names or CUDA_RUN_NEEDS)]
-    tags = [platform_tag, "manylinux_2_27_x86_64", "manylinux_2_17_x86_64",
-            "manylinux2014_x86_64"]
-    subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--only-binary=:all:",
-                    *(["--no-deps"] if names else []),
-                    "--python-version", python_version, "--implementation", "cp",
-                    *(a for tag in tags for a in ("--platform", tag)), "-d", str(folder), *pins],
-                   check=True)
+    tags = [platform_tag, "manylinux_2_27_x86_64", "manylinux_2_17_x86_64", "manylinux2014_x86_64"]
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "-q",
+            "--only-binary=:all:",
+            *(["--no-deps"] if names else []),
+            "--python-version",
+            python_version,
+            "--implementation",
+            "cp",
+            *(a for tag in tags for a in ("--platform", tag)),
+            "-d",
+            str(folder),
+            *pins,
+        ],
+        check=True,
+    )
     return sorted(folder.glob("*.whl"))
 
 
@@ -604,36 +728,57 @@ def benchmark_runs(program: Path = BENCHMARK) -> dict[str, list[str]]:
     if not program.exists():
         return {}
     offers_models = '"--models"' in program.read_text(encoding="utf-8")
-    return {name: options for name, options in BENCHMARK_RUNS.items()
-            if name != "models" or offers_models}
+    return {
+        name: options
+        for name, options in BENCHMARK_RUNS.items()
+        if name != "models" or offers_models
+    }
 
 
-def run_benchmark(python: Path, options: list[str], output: Path, env: dict[str, str],
-                  timeout: float) -> dict:
+def run_benchmark(
+    python: Path, options: list[str], output: Path, env: dict[str, str], timeout: float
+) -> dict:
     """Run :data:`BENCHMARK` with ``options`` (``--device cuda``; its data set written to
     ``output``) and return what the record keeps of it: the command, ``outcome`` (``passed``
     when it exited 0 and wrote ``output``, else ``failed``), the error's last line, the seconds
     and the program's fingerprint."""
-    command = [str(python), str(BENCHMARK), *options, "--output", str(output),
-               "--note", "torch matrix, CUDA run"]
+    command = [
+        str(python),
+        str(BENCHMARK),
+        *options,
+        "--output",
+        str(output),
+        "--note",
+        "torch matrix, CUDA run",
+    ]
     started = time.monotonic()
     try:
-        proc = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True,
-                              timeout=timeout)
+        proc = subprocess.run(
+            command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout
+        )
         ok, tail = proc.returncode == 0 and output.exists(), proc.stderr.strip().splitlines()
         message = "" if ok else (tail[-1] if tail else f"exit status {proc.returncode}")
     except subprocess.TimeoutExpired:
         ok, message = False, f"stopped after {timeout:.0f} s"
-    entry = {"command": f"python {BENCHMARK.relative_to(ROOT).as_posix()} {' '.join(options)}",
-             "outcome": "passed" if ok else "failed",
-             "seconds": round(time.monotonic() - started, 1),
-             "fingerprint": file_fingerprint(BENCHMARK), "output": output.name}
+    entry = {
+        "command": f"python {BENCHMARK.relative_to(ROOT).as_posix()} {' '.join(options)}",
+        "outcome": "passed" if ok else "failed",
+        "seconds": round(time.monotonic() - started, 1),
+        "fingerprint": file_fingerprint(BENCHMARK),
+        "output": output.name,
+    }
     return {**entry, "message": message[:240]} if message else entry
 
 
-def run_cuda(python: Path, gpu: dict, benchmark_output: Path | None = None,
-             wheel_site: Path | None = None, log=print, root: Path = ROOT,
-             benchmark_seconds: float = BENCHMARK_TIMEOUT) -> dict:
+def run_cuda(
+    python: Path,
+    gpu: dict,
+    benchmark_output: Path | None = None,
+    wheel_site: Path | None = None,
+    log=print,
+    root: Path = ROOT,
+    benchmark_seconds: float = BENCHMARK_TIMEOUT,
+) -> dict:
     """Run the CUDA checks (:func:`cuda_selection`, pytest ``-m cuda``) with ``python`` on the
     GPU ``gpu`` (:func:`gpu_info`), then, unless ``benchmark_output`` is ``None``, the benchmark's
     CUDA runs (:func:`benchmark_runs`, :func:`run_benchmark`; the data set of a run named ``X``
@@ -645,23 +790,30 @@ def run_cuda(python: Path, gpu: dict, benchmark_output: Path | None = None,
     ``RuntimeError`` when pytest stops without results."""
     label = f"[{gpu_key(gpu, gpu['torch'])}]"
     files = cuda_selection(root)
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONDONTWRITEBYTECODE": "1",
-           "PYTHONPATH": os.pathsep.join(dict.fromkeys(
-               [*([str(wheel_site)] if wheel_site else []), str(root), str(ROOT)]))}
+    env = {
+        **os.environ,
+        "HF_HUB_OFFLINE": "1",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONPATH": os.pathsep.join(
+            dict.fromkeys([*([str(wheel_site)] if wheel_site else []), str(root), str(ROOT)])
+        ),
+    }
     env.pop("VIRTUAL_ENV", None)
-    log(f"{label} {gpu['name']}, driver {gpu['driver']}, CUDA {gpu['cuda']}, torch "
-        f"{gpu['torch']}: the checks marked cuda in {len(files)} file(s)")
+    log(
+        f"{label} {gpu['name']}, driver {gpu['driver']}, CUDA {gpu['cuda']}, torch "
+        f"{gpu['torch']}: the checks marked cuda in {len(files)} file(s)"
+    )
     outcomes, seconds = ({}, 0.0)
     if files:
-        outcomes, seconds = _run_pytest(label, python, [*CUDA_PYTEST_OPTIONS, *files], env,
-                                        log=log, root=root)
+        outcomes, seconds = _run_pytest(
+            label, python, [*CUDA_PYTEST_OPTIONS, *files], env, log=log, root=root
+        )
     summary = _summary(label, outcomes, seconds, log=log)
     entry = {
         "kind": "cuda",
         "release": Version(gpu["torch"]).public,
         "torch": gpu["torch"],
-        "gpu": {k: gpu[k] for k in ("name", "driver", "cuda", "capability", "count",
-                                    "memory_gib")},
+        "gpu": {k: gpu[k] for k in ("name", "driver", "cuda", "capability", "count", "memory_gib")},
         "date": dt.date.today().isoformat(),
         "machine": {**machine(), "python": gpu["python"]},
         "selected": files,
@@ -679,8 +831,10 @@ def run_cuda(python: Path, gpu: dict, benchmark_output: Path | None = None,
         output = benchmark_output.with_name(f"{benchmark_output.stem}-{name}.json")
         result = run_benchmark(python, options, output, env, left)
         entry.setdefault("benchmark", {})[name] = result
-        log(f"{label} benchmark {name} {result['outcome']} in {result['seconds']:.0f} s "
-            f"{result.get('message', '')}")
+        log(
+            f"{label} benchmark {name} {result['outcome']} in {result['seconds']:.0f} s "
+            f"{result.get('message', '')}"
+        )
     return entry
 
 
@@ -690,8 +844,11 @@ def cuda_main(args, pinned: str, covered: list[str]) -> int:
     python = Path(sys.executable)
     gpu = gpu_info(python)
     if gpu is None:
-        print("no CUDA GPU: torch.cuda.is_available() is False with this Python's torch; "
-              "nothing run, nothing written", file=sys.stderr)
+        print(
+            "no CUDA GPU: torch.cuda.is_available() is False with this Python's torch; "
+            "nothing run, nothing written",
+            file=sys.stderr,
+        )
         return 1
     with tempfile.TemporaryDirectory(prefix="torch-matrix-wheels-") as tmp:
         site = None
@@ -700,15 +857,23 @@ def cuda_main(args, pinned: str, covered: list[str]) -> int:
             unpack_wheels(args.wheelhouse, site)
         missing = missing_modules(cuda_selection(), [str(site)] if site else [])
         if missing:
-            print(f"the CUDA checks need {', '.join(missing)}, which this Python lacks: bring "
-                  f"their wheels (python -m scripts torch-matrix --download-wheels DIR, on a "
-                  f"machine with the registry) and pass --wheelhouse DIR; nothing written",
-                  file=sys.stderr)
+            print(
+                f"the CUDA checks need {', '.join(missing)}, which this Python lacks: bring "
+                f"their wheels (python -m scripts torch-matrix --download-wheels DIR, on a "
+                f"machine with the registry) and pass --wheelhouse DIR; nothing written",
+                file=sys.stderr,
+            )
             return 1
         target = args.part or args.record
-        bench = None if args.no_benchmark else (
-            target.with_name(f"{target.stem}-benchmark.json") if args.part
-            else CACHE / "benchmark.json")
+        bench = (
+            None
+            if args.no_benchmark
+            else (
+                target.with_name(f"{target.stem}-benchmark.json")
+                if args.part
+                else CACHE / "benchmark.json"
+            )
+        )
         if bench is not None:
             bench.parent.mkdir(parents=True, exist_ok=True)
         try:
@@ -729,8 +894,9 @@ def cuda_main(args, pinned: str, covered: list[str]) -> int:
 
 def write_record(record: dict, path: Path = RECORD) -> None:
     """Write the record as sorted, indented JSON (stable diffs), ending with a newline."""
-    path.write_text(json.dumps(record, indent=1, sort_keys=True, ensure_ascii=False) + "\n",
-                    encoding="utf-8")
+    path.write_text(
+        json.dumps(record, indent=1, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
 
 
 def selection_digest() -> str:
@@ -739,8 +905,13 @@ def selection_digest() -> str:
     return hashlib.sha256(json.dumps([SELECTION, DESELECT]).encode()).hexdigest()[:12]
 
 
-def part_record(pinned: str, covered: list[str], entries: dict[str, dict],
-                paths: dict[str, dict] | None = None, gpus: dict[str, dict] | None = None) -> dict:
+def part_record(
+    pinned: str,
+    covered: list[str],
+    entries: dict[str, dict],
+    paths: dict[str, dict] | None = None,
+    gpus: dict[str, dict] | None = None,
+) -> dict:
     """A record holding the runs ``entries`` (``{release: entry}``, as :func:`run_release` returns
     them) of a matrix that covers ``covered`` for the pin ``pinned``, the runs of the pin on
     CPU paths ``paths`` (``{"x86_64/amd-epyc-c8b60e/avx2": entry}``, as :func:`run_cpu_path`
@@ -784,8 +955,10 @@ def merge_records(base: dict, parts: list[dict]) -> dict:
     pinned, covered = ref["pinned"], list(ref.get("covered", [ref["pinned"]]))
     for part in cpu_parts:
         if part["pinned"] != pinned or list(part["covered"]) != covered:
-            raise ValueError(f"parts disagree: pin {part['pinned']} covering {part['covered']} "
-                             f"against pin {pinned} covering {covered}")
+            raise ValueError(
+                f"parts disagree: pin {part['pinned']} covering {part['covered']} "
+                f"against pin {pinned} covering {covered}"
+            )
         extra = sorted(set(part["releases"]) - set(covered))
         if extra:
             raise ValueError(f"a part holds releases it does not cover: {', '.join(extra)}")
@@ -808,45 +981,93 @@ def read_parts(paths: list[Path]) -> list[dict]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog=COMMAND, description=__doc__.split("\n\n")[0])
-    parser.add_argument("--release", action="append", metavar="X.Y.Z",
-                        help="run only this covered release (repeatable); the record keeps the "
-                             "other releases' entries")
-    parser.add_argument("--list", action="store_true",
-                        help="print the covered releases and newer ones on the registry, run "
-                             "nothing")
-    parser.add_argument("--json", action="store_true",
-                        help="with --list: print only the covered releases, as a JSON list (what "
-                             "the GitHub workflow's matrix reads)")
-    parser.add_argument("--reinstall", action="store_true",
-                        help="rebuild the environments instead of reusing them")
-    parser.add_argument("--part", type=Path, metavar="FILE",
-                        help="write the releases run to FILE as a part record, leaving the "
-                             "committed record as it is (one CI job per release)")
-    parser.add_argument("--merge", type=Path, nargs="+", metavar="PART",
-                        help="merge part records into the record and run nothing")
-    parser.add_argument("--cpu-paths", nargs="*", metavar="PATH",
-                        help="run the pinned release under these CPU kernel paths (none named: "
-                             "every path this machine can reach) instead of the releases")
-    parser.add_argument("--cuda", action="store_true",
-                        help="run the checks marked cuda (and the benchmark's CUDA runs) with this "
-                             "Python's torch on this machine's GPU, instead of the releases")
-    parser.add_argument("--wheelhouse", type=Path, metavar="DIR",
-                        help="with --cuda: wheels of packages this Python lacks, unpacked for "
-                             "the run (see --download-wheels)")
-    parser.add_argument("--benchmark-seconds", type=float, default=BENCHMARK_TIMEOUT,
-                        metavar="S", help=f"with --cuda: the benchmark's runs' time together "
-                                          f"(default {BENCHMARK_TIMEOUT})")
-    parser.add_argument("--no-benchmark", action="store_true",
-                        help="with --cuda: leave out the benchmark's CUDA runs")
-    parser.add_argument("--download-wheels", nargs="+", metavar=("DIR", "NAME"),
-                        help="download into DIR the wheels that a GPU machine with Python 3.12 "
-                             "needs for --cuda (only those of the NAMEs given, else all of them "
-                             "and what they need), and run nothing")
-    parser.add_argument("--strict", action="store_true",
-                        help="exit with status 1 when a test failed in a run (an audit)")
-    parser.add_argument("--record", type=Path, default=RECORD, metavar="FILE",
-                        help=f"the record to read and write (default: "
-                             f"{RECORD.relative_to(ROOT)})")
+    parser.add_argument(
+        "--release",
+        action="append",
+        metavar="X.Y.Z",
+        help="run only this covered release (repeatable); the record keeps the "
+        "other releases' entries",
+    )
+    parser.add_argument(
+        "--list",
+        action="store_true",
+        help="print the covered releases and newer ones on the registry, run nothing",
+    )
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="with --list: print only the covered releases, as a JSON list (what "
+        "the GitHub workflow's matrix reads)",
+    )
+    parser.add_argument(
+        "--reinstall", action="store_true", help="rebuild the environments instead of reusing them"
+    )
+    parser.add_argument(
+        "--part",
+        type=Path,
+        metavar="FILE",
+        help="write the releases run to FILE as a part record, leaving the "
+        "committed record as it is (one CI job per release)",
+    )
+    parser.add_argument(
+        "--merge",
+        type=Path,
+        nargs="+",
+        metavar="PART",
+        help="merge part records into the record and run nothing",
+    )
+    parser.add_argument(
+        "--cpu-paths",
+        nargs="*",
+        metavar="PATH",
+        help="run the pinned release under these CPU kernel paths (none named: "
+        "every path this machine can reach) instead of the releases",
+    )
+    parser.add_argument(
+        "--cuda",
+        action="store_true",
+        help="run the checks marked cuda (and the benchmark's CUDA runs) with this "
+        "Python's torch on this machine's GPU, instead of the releases",
+    )
+    parser.add_argument(
+        "--wheelhouse",
+        type=Path,
+        metavar="DIR",
+        help="with --cuda: wheels of packages this Python lacks, unpacked for "
+        "the run (see --download-wheels)",
+    )
+    parser.add_argument(
+        "--benchmark-seconds",
+        type=float,
+        default=BENCHMARK_TIMEOUT,
+        metavar="S",
+        help=f"with --cuda: the benchmark's runs' time together (default {BENCHMARK_TIMEOUT})",
+    )
+    parser.add_argument(
+        "--no-benchmark",
+        action="store_true",
+        help="with --cuda: leave out the benchmark's CUDA runs",
+    )
+    parser.add_argument(
+        "--download-wheels",
+        nargs="+",
+        metavar=("DIR", "NAME"),
+        help="download into DIR the wheels that a GPU machine with Python 3.12 "
+        "needs for --cuda (only those of the NAMEs given, else all of them "
+        "and what they need), and run nothing",
+    )
+    parser.add_argument(
+        "--strict",
+        action="store_true",
+        help="exit with status 1 when a test failed in a run (an audit)",
+    )
+    parser.add_argument(
+        "--record",
+        type=Path,
+        default=RECORD,
+        metavar="FILE",
+        help=f"the record to read and write (default: {RECORD.relative_to(ROOT)})",
+    )
     args = parser.parse_args(argv)
     if hasattr(sys.stdout, "reconfigure"):
         sys.stdout.reconfigure(line_buffering=True)  # progress shows as it happens, in a log too
@@ -855,17 +1076,22 @@ def main(argv: list[str] | None = None) -> int:
         folder, names = Path(args.download_wheels[0]), args.download_wheels[1:]
         unknown = [n for n in names if n not in CUDA_RUN_NEEDS]
         if unknown:
-            parser.error(f"not a package the CUDA run needs: {', '.join(unknown)} "
-                         f"(it needs {', '.join(CUDA_RUN_NEEDS)})")
+            parser.error(
+                f"not a package the CUDA run needs: {', '.join(unknown)} "
+                f"(it needs {', '.join(CUDA_RUN_NEEDS)})"
+            )
         wheels = download_wheels(folder, names)
-        print(f"{len(wheels)} wheels in {folder} "
-              f"({sum(w.stat().st_size for w in wheels) / 2**20:.1f} MiB)")
+        print(
+            f"{len(wheels)} wheels in {folder} "
+            f"({sum(w.stat().st_size for w in wheels) / 2**20:.1f} MiB)"
+        )
         return 0
     if args.merge:
         record = merge_records(load_record(args.record), read_parts(args.merge))
         write_record(record, args.record)
-        print(f"merged {len(args.merge)} part(s) into {args.record}: "
-              f"{', '.join(record['releases'])}")
+        print(
+            f"merged {len(args.merge)} part(s) into {args.record}: {', '.join(record['releases'])}"
+        )
         return 0
     pinned = pinned_release()
     record = load_record(args.record)
@@ -879,8 +1105,11 @@ def main(argv: list[str] | None = None) -> int:
         # Offline: keep the releases the record covers when it was made for the same pin.
         available = record.get("covered", []) if record.get("pinned") == pinned else [pinned]
         asked = False
-        print(f"the registry could not be asked ({str(error).splitlines()[0]}); using "
-              f"{', '.join(available)}", file=sys.stderr)
+        print(
+            f"the registry could not be asked ({str(error).splitlines()[0]}); using "
+            f"{', '.join(available)}",
+            file=sys.stderr,
+        )
     covered = covered_releases(pinned, available)
     newer = newer_than(pinned, available) if asked else None
     if args.list and args.json:
@@ -898,8 +1127,10 @@ def main(argv: list[str] | None = None) -> int:
         chosen = args.cpu_paths or reachable
         unknown = [p for p in chosen if p not in reachable]
         if unknown:
-            parser.error(f"not a CPU path this machine can reach: {', '.join(unknown)} "
-                         f"(reachable: {', '.join(reachable)})")
+            parser.error(
+                f"not a CPU path this machine can reach: {', '.join(unknown)} "
+                f"(reachable: {', '.join(reachable)})"
+            )
         print(f"CPU paths on this machine: {', '.join(reachable)}")
         try:
             python = pinned_python(pinned, reinstall=args.reinstall)
@@ -916,8 +1147,9 @@ def main(argv: list[str] | None = None) -> int:
         chosen = args.release or covered
         unknown = [r for r in chosen if r not in covered]
         if unknown:
-            parser.error(f"not a covered release: {', '.join(unknown)} "
-                         f"(covered: {', '.join(covered)})")
+            parser.error(
+                f"not a covered release: {', '.join(unknown)} (covered: {', '.join(covered)})"
+            )
         for release in chosen:
             try:
                 python = ensure_venv(release, reinstall=args.reinstall)
@@ -949,9 +1181,11 @@ def _tell_newer(pinned: str, newer: list[str] | None) -> None:
     if newer is None:
         print("could not ask the registry for torch releases newer than the pin")
     elif newer:
-        print(f"NEWER torch on the registry than the pin {pinned}: {', '.join(newer)}. To move "
-              "to it: change the pin in requirements.txt, install it, then run "
-              f"python -m scripts refresh-outputs and {COMMAND}.")
+        print(
+            f"NEWER torch on the registry than the pin {pinned}: {', '.join(newer)}. To move "
+            "to it: change the pin in requirements.txt, install it, then run "
+            f"python -m scripts refresh-outputs and {COMMAND}."
+        )
     else:
         print(f"no torch release on the registry is newer than the pin {pinned}")
 

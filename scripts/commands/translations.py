@@ -27,16 +27,25 @@ from bs4 import BeautifulSoup
 from mkdocs.utils.meta import get_data
 
 from scripts import ROOT
-from scripts.build.markdown_blocks import sections
-from scripts.build.zh import current_pairs, fingerprint
+from scripts.hooks.markdown_blocks import sections
+from scripts.hooks.zh import current_pairs, fingerprint
 
 DOCS = ROOT / "docs"
 #: The suffix of a Chinese page (mkdocs-static-i18n's suffix structure).
 ZH_SUFFIX = ".zh.md"
 #: The Python-Markdown extensions that decide a page's structure on the site (``mkdocs.yml``):
 #: what the tests' prose rules and ``--stats`` render a page with.
-TOC_EXTENSIONS = ["toc", "attr_list", "md_in_html", "admonition", "pymdownx.superfences",
-                  "pymdownx.tabbed", "pymdownx.details", "pymdownx.blocks.caption", "tables"]
+TOC_EXTENSIONS = [
+    "toc",
+    "attr_list",
+    "md_in_html",
+    "admonition",
+    "pymdownx.superfences",
+    "pymdownx.tabbed",
+    "pymdownx.details",
+    "pymdownx.blocks.caption",
+    "tables",
+]
 
 
 @dataclass(frozen=True)
@@ -53,7 +62,7 @@ class PageReport:
 
 def compare(english: str, chinese: str, page: str = "") -> PageReport:
     """Compare a page's English Markdown with its Chinese Markdown, section by section: a section
-    is current (:func:`scripts.build.zh.current_pairs`), stale (translated, but not
+    is current (:func:`scripts.hooks.zh.current_pairs`), stale (translated, but not
     current) or missing. Raises ``ValueError`` when either page has no ``#`` title."""
     en, zh = sections(english), sections(chinese)
     current = {e.anchor for e, _ in current_pairs(en, zh)}
@@ -63,21 +72,27 @@ def compare(english: str, chinese: str, page: str = "") -> PageReport:
         current=[s.anchor for s in en if s.anchor in current],
         stale=[s.anchor for s in en if s.anchor in present and s.anchor not in current],
         missing=[s.anchor for s in en if s.anchor not in present],
-        extra=[s.anchor for s in zh if s.anchor not in {e.anchor for e in en}])
+        extra=[s.anchor for s in zh if s.anchor not in {e.anchor for e in en}],
+    )
 
 
 def translated_pages(docs: Path = DOCS) -> list[Path]:
     """The English pages under ``docs`` that have a Chinese page beside them, sorted."""
-    return sorted(p.with_name(p.name[: -len(ZH_SUFFIX)] + ".md")
-                  for p in docs.rglob(f"*{ZH_SUFFIX}"))
+    return sorted(
+        p.with_name(p.name[: -len(ZH_SUFFIX)] + ".md") for p in docs.rglob(f"*{ZH_SUFFIX}")
+    )
 
 
 def report(docs: Path = DOCS) -> list[PageReport]:
     """One :class:`PageReport` per translated page under ``docs``."""
-    return [compare(p.read_text(encoding="utf-8"),
-                    p.with_name(p.stem + ZH_SUFFIX).read_text(encoding="utf-8"),
-                    p.relative_to(docs).as_posix())
-            for p in translated_pages(docs)]
+    return [
+        compare(
+            p.read_text(encoding="utf-8"),
+            p.with_name(p.stem + ZH_SUFFIX).read_text(encoding="utf-8"),
+            p.relative_to(docs).as_posix(),
+        )
+        for p in translated_pages(docs)
+    ]
 
 
 # --- The Chinese prose, as a reader sees it, and its numbers --------------------------------------
@@ -90,8 +105,12 @@ SENTENCE = re.compile(r"[^。！？；]*(?:[。！？；]+[”’」』）)]*|$)
 def _collapse(text: str) -> str:
     """Whitespace as a reader sees it: a line break between two Chinese characters vanishes,
     any other run of whitespace is one space."""
-    text = re.sub(r"(?<=[\u3400-\u9fff\u3000-\u303f\uff00-\uffef])\n"
-                  r"(?=[\u3400-\u9fff\u3000-\u303f\uff00-\uffef])", "", text)
+    text = re.sub(
+        r"(?<=[\u3400-\u9fff\u3000-\u303f\uff00-\uffef])\n"
+        r"(?=[\u3400-\u9fff\u3000-\u303f\uff00-\uffef])",
+        "",
+        text,
+    )
     return " ".join(text.split())
 
 
@@ -114,8 +133,7 @@ class ZhProse:
 def zh_sentences(unit: str) -> list[str]:
     """The sentences of one unit of plain text, split after 。！？； (a closing quotation mark
     or bracket stays with its sentence), stripped; pieces with no letter or digit left out."""
-    return [s.strip() for s in SENTENCE.findall(unit)
-            if any(c.isalnum() for c in s)]
+    return [s.strip() for s in SENTENCE.findall(unit) if any(c.isalnum() for c in s)]
 
 
 def _unit_text(element) -> str:
@@ -196,15 +214,21 @@ def zh_stats(text: str) -> dict[str, float]:
 def stats_table(docs: Path = DOCS) -> list[str]:
     """The lines ``--stats`` prints: one per Chinese page under ``docs`` with the numbers of
     :func:`zh_stats`, then the limits they are held to (``tests/test_zh_prose.py``)."""
-    lines = [f"{'page':<30} {'sent.':>5} {'mean':>5} {'%>80':>5} {'%>100':>5} {'longest':>7} "
-             f"{'answer':>6}"]
+    lines = [
+        f"{'page':<30} {'sent.':>5} {'mean':>5} {'%>80':>5} {'%>100':>5} {'longest':>7} "
+        f"{'answer':>6}"
+    ]
     for page in sorted(docs.rglob(f"*{ZH_SUFFIX}")):
         m = zh_stats(page.read_text(encoding="utf-8"))
-        lines.append(f"{page.relative_to(docs).as_posix():<30} {m['sentences']:>5} "
-                     f"{m['mean']:>5.1f} {m['over_80']:>5.1f} {m['over_100']:>5.1f} "
-                     f"{m['longest']:>7} {m['answer']:>6}")
-    lines.append("characters of rendered text; limits: no sentence over 100, at most 2 % over 80, "
-                 "a short answer of at most 160")
+        lines.append(
+            f"{page.relative_to(docs).as_posix():<30} {m['sentences']:>5} "
+            f"{m['mean']:>5.1f} {m['over_80']:>5.1f} {m['over_100']:>5.1f} "
+            f"{m['longest']:>7} {m['answer']:>6}"
+        )
+    lines.append(
+        "characters of rendered text; limits: no sentence over 100, at most 2 % over 80, "
+        "a short answer of at most 160"
+    )
     return lines
 
 
@@ -213,16 +237,24 @@ def main(argv: list[str] | None = None) -> int:
     ``--strict`` when a section is stale or missing (argparse exits 2 on a wrong option)."""
     parser = argparse.ArgumentParser(
         description="List the stale and missing sections of the Chinese pages (exit 0 either way; "
-                    "--strict exits 1 when any is stale or missing).")
+        "--strict exits 1 when any is stale or missing)."
+    )
     sub = parser.add_subparsers(dest="command")
-    show = sub.add_parser("sections", help="print an English page's sections: anchor, "
-                                           "fingerprint, heading (for a translator)")
+    show = sub.add_parser(
+        "sections",
+        help="print an English page's sections: anchor, fingerprint, heading (for a translator)",
+    )
     show.add_argument("page", type=Path)
     parser.add_argument("--strict", action="store_true")
-    parser.add_argument("--stats", action="store_true",
-                        help="print each Chinese page's sentence numbers instead")
-    parser.add_argument("--docs", type=Path, default=DOCS,
-                        help="the folder of the pages (default: the site's docs/)")
+    parser.add_argument(
+        "--stats", action="store_true", help="print each Chinese page's sentence numbers instead"
+    )
+    parser.add_argument(
+        "--docs",
+        type=Path,
+        default=DOCS,
+        help="the folder of the pages (default: the site's docs/)",
+    )
     args = parser.parse_args(argv)
     if args.command == "sections":
         for s in sections(args.page.read_text(encoding="utf-8")):
@@ -235,8 +267,10 @@ def main(argv: list[str] | None = None) -> int:
     behind = 0
     for r in reports:
         total = len(r.current) + len(r.stale) + len(r.missing)
-        print(f"{r.page}: {len(r.current)} of {total} sections current, {len(r.stale)} stale, "
-              f"{len(r.missing)} missing")
+        print(
+            f"{r.page}: {len(r.current)} of {total} sections current, {len(r.stale)} stale, "
+            f"{len(r.missing)} missing"
+        )
         for kind in ("stale", "missing", "extra"):
             for anchor in getattr(r, kind):
                 print(f"  {kind}: #{anchor}" if anchor else f"  {kind}: (title)")

@@ -12,9 +12,9 @@ from bs4 import BeautifulSoup
 from mkdocs.exceptions import PluginError
 
 from scripts import root_of
-from scripts.build import cache
-from scripts.build.markdown_blocks import toc_entries
-from scripts.build.page_facts import add_fact
+from scripts.hooks import cache
+from scripts.hooks.markdown_blocks import toc_entries
+from scripts.hooks.page_facts import add_fact
 
 
 @functools.lru_cache(maxsize=8)  # each language's build renders the same notebook pages
@@ -25,10 +25,17 @@ def restyle(html: str, src_uri: str, toc_ids: tuple[str, ...] = ()) -> str:
     soup = BeautifulSoup(html, "html.parser")
     for script in soup.find_all("script"):  # the template's: MathJax, Mermaid, the clipboard
         src, text, kind = script.get("src"), script.get_text(), script.get("type")
-        if not (src == "" or "mathjax" in (src or "").lower() or "clipboard-copy" in text
-                or kind == "text/x-mathjax-config" or (kind == "module" and "mermaid" in text)):
-            raise PluginError(f"notebook {src_uri}: an output holds a <script> ("
-                              f"{str(script)[:80]}...); this site ships no notebook JavaScript")
+        if not (
+            src == ""
+            or "mathjax" in (src or "").lower()
+            or "clipboard-copy" in text
+            or kind == "text/x-mathjax-config"
+            or (kind == "module" and "mermaid" in text)
+        ):
+            raise PluginError(
+                f"notebook {src_uri}: an output holds a <script> ("
+                f"{str(script)[:80]}...); this site ships no notebook JavaScript"
+            )
     for element in soup.select("style, script, .zeroclipboard-container, .clipboard-copy-txt"):
         element.decompose()
     for focusable in soup.select(".jp-Cell-inputWrapper, .jp-OutputArea-output"):
@@ -39,8 +46,9 @@ def restyle(html: str, src_uri: str, toc_ids: tuple[str, ...] = ()) -> str:
         code.extend([child.extract() for child in list(pre.contents)])
         pre.append(code)
         output = "jp-RenderedText" in pre.parent["class"]
-        pre.parent["class"] = (["language-text", "nb-output", "no-copy"] if output
-                               else [f"language-{lang[0]}"]) + ["highlight"]
+        pre.parent["class"] = (
+            ["language-text", "nb-output", "no-copy"] if output else [f"language-{lang[0]}"]
+        ) + ["highlight"]
     for anchor in soup.select("a.anchor-link"):
         anchor["class"], anchor["title"] = ["headerlink"], "Permanent link"
     headings = soup.find_all(["h1", "h2", "h3", "h4", "h5", "h6"], id=True)
@@ -69,21 +77,29 @@ def on_page_content(html, *, page, config, files):
     if not src_uri.endswith(".ipynb"):
         return html
     folder, name = posixpath.dirname(src_uri), html_module.escape(posixpath.basename(src_uri))
-    data = [(html_module.escape(f.url_relative_to(page.file)),
-             html_module.escape(posixpath.relpath(f.src_uri, folder)))
-            for f in sorted(files, key=lambda f: f.src_uri)
-            if f.src_uri.startswith(posixpath.join(folder, "data") + "/")]
+    data = [
+        (
+            html_module.escape(f.url_relative_to(page.file)),
+            html_module.escape(posixpath.relpath(f.src_uri, folder)),
+        )
+        for f in sorted(files, key=lambda f: f.src_uri)
+        if f.src_uri.startswith(posixpath.join(folder, "data") + "/")
+    ]
     metadata = json.loads(Path(page.file.abs_src_path).read_text(encoding="utf-8"))["metadata"]
     if metadata.get("description"):
         page.meta["description"] = metadata["description"]
     fact = f'Run it yourself: <a download="" href="{name}">{name}</a>'
     if data:
-        fact += " and its data, " + ", ".join(f'<a download="" href="{href}">{label}</a>'
-                                              for href, label in data)
+        fact += " and its data, " + ", ".join(
+            f'<a download="" href="{href}">{label}</a>' for href, label in data
+        )
         fact += " (keep data/ beside the notebook)"
     try:
         ids = tuple(entry.id for entry in toc_entries(page.toc))
-        return add_fact(restyled(html, src_uri, ids, root_of(config) / ".cache/pages"),
-                        f'<span class="nb-download">{fact}</span>', first=True)
+        return add_fact(
+            restyled(html, src_uri, ids, root_of(config) / ".cache/pages"),
+            f'<span class="nb-download">{fact}</span>',
+            first=True,
+        )
     except ValueError as error:
         raise PluginError(f"notebook {src_uri}: {error}") from error

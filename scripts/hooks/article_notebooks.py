@@ -17,24 +17,33 @@ from mkdocs.exceptions import PluginError
 from pymdownx.snippets import SnippetMissingError, SnippetPreprocessor
 
 from scripts import ROOT
-from scripts.build.cache import contents, key
-from scripts.build.markdown_blocks import flatten, tokens
-from scripts.build.page_facts import add_fact
+from scripts.hooks.cache import contents, key
+from scripts.hooks.markdown_blocks import flatten, tokens
+from scripts.hooks.page_facts import add_fact
 
 #: This converter and a format (bumped when a download changes without it): in every key.
-CONVERTER, ARTICLES_FORMAT = "scripts/build/article_notebooks.py", "articles-3"
+CONVERTER, ARTICLES_FORMAT = "scripts/hooks/article_notebooks.py", "articles-3"
 #: The cell tag that nbclient (and so nbmake) skips: ``NotebookClient.skip_cells_with_tag``.
 SKIP_TAG = "skip-execution"
 #: The Markdown cell before a cell that needs a CUDA GPU.
-CUDA_NOTE = ("*Needs a CUDA GPU: run this cell where `torch.cuda.is_available()` is `True`, and "
-             f"skip it on a CPU. Its tag `{SKIP_TAG}` makes nbclient and nbmake leave it out.*")
+CUDA_NOTE = (
+    "*Needs a CUDA GPU: run this cell where `torch.cuda.is_available()` is `True`, and "
+    f"skip it on a CPU. Its tag `{SKIP_TAG}` makes nbclient and nbmake leave it out.*"
+)
 IMPORT = re.compile(r"^\s*from (snippets[\w.]*) import \(?([\w\s,]+)", re.M)
 #: Rewrites of Markdown cells: dark figures, caption fences and comments go; attribute lists go;
 #: ``#!math`` spans and footnotes become what Jupyter shows.
-PROSE = [(re.compile(p, re.M), r) for p, r in [
-    (r"^.*#only-dark\).*\n?|^///.*\n?|<!--.*?-->", ""), (r"#only-light\)", ")"),
-    (r"\)\{[^}\n]*\}", ")"), (r"[ \t]*\{ *#[\w-]+ *\}[ \t]*$", ""),
-    (r"`#!math\s+([^`]+?)\s*`", r"$\1$"), (r"\[\^([^\]]+)\]:?", r"<sup>[\1]</sup>")]]
+PROSE = [
+    (re.compile(p, re.M), r)
+    for p, r in [
+        (r"^.*#only-dark\).*\n?|^///.*\n?|<!--.*?-->", ""),
+        (r"#only-light\)", ")"),
+        (r"\)\{[^}\n]*\}", ")"),
+        (r"[ \t]*\{ *#[\w-]+ *\}[ \t]*$", ""),
+        (r"`#!math\s+([^`]+?)\s*`", r"$\1$"),
+        (r"\[\^([^\]]+)\]:?", r"<sup>[\1]</sup>"),
+    ]
+]
 
 
 @dataclass
@@ -74,7 +83,9 @@ def _shipped(code: str, root: Path) -> dict[str, bytes]:
     """The snippet modules ``code`` imports, and those they import: path under ``root`` -> bytes."""
     shipped: dict[str, bytes] = {}
     while found := {
-        path for module, names in IMPORT.findall(code) for folder in [module.replace(".", "/")]
+        path
+        for module, names in IMPORT.findall(code)
+        for folder in [module.replace(".", "/")]
         for path in [f"{folder}.py", *(f"{folder}/{name}.py" for name in re.findall(r"\w+", names))]
         if path not in shipped and (root / path).is_file()
     }:
@@ -86,15 +97,19 @@ def _shipped(code: str, root: Path) -> dict[str, bytes]:
 def _snippets(root: Path) -> SnippetPreprocessor:
     """``pymdownx.snippets``' preprocessor as ``mkdocs.yml`` sets it (less the glossary)."""
     config = {"base_path": [str(root)], "check_paths": True, "dedent_subsections": True}
-    return markdown.Markdown(extensions=["pymdownx.snippets"], extension_configs={
-        "pymdownx.snippets": config}).preprocessors["snippet"]
+    return markdown.Markdown(
+        extensions=["pymdownx.snippets"], extension_configs={"pymdownx.snippets": config}
+    ).preprocessors["snippet"]
 
 
 def included(text: str, root: Path = ROOT) -> list[str]:
     """The paths under ``root`` of the files ``text``'s ``--8<--`` lines include, in order."""
     snippets = _snippets(root)
-    return [snippets.parse_snippet_target(m["snippet"][1:-1])["path"] for line in text.split("\n")
-            if (m := snippets.RE_ALL_SNIPPETS.match(line)) and m["snippet"] and not m["escape"]]
+    return [
+        snippets.parse_snippet_target(m["snippet"][1:-1])["path"]
+        for line in text.split("\n")
+        if (m := snippets.RE_ALL_SNIPPETS.match(line)) and m["snippet"] and not m["escape"]
+    ]
 
 
 def _fence(mark: str, info: str, body: str, ran: set[str], root: Path) -> str:
@@ -105,8 +120,11 @@ def _fence(mark: str, info: str, body: str, ran: set[str], root: Path) -> str:
     if "expected-output" in mark:
         return ""  # running the block above prints it
     if lang == "math":  # Jupyter's MathJax breaks lines only inside an environment
-        return "$$\n" + (f"\\begin{{gathered}}\n{body}\n\\end{{gathered}}" if "\\\\" in body
-                         else body) + "\n$$"
+        return (
+            "$$\n"
+            + (f"\\begin{{gathered}}\n{body}\n\\end{{gathered}}" if "\\\\" in body else body)
+            + "\n$$"
+        )
     if lang == "python" and "pytest.mark.cuda" in mark:
         return f'{CUDA_NOTE}\n\n```python tags=["{SKIP_TAG}"]\n{body}\n```'
     paths = included(body, root)
@@ -116,9 +134,11 @@ def _fence(mark: str, info: str, body: str, ran: set[str], root: Path) -> str:
     out += f"```python\n{body}\n```\n<!-- #endregion -->"
     for path in [] if skip else [path for path in paths if path not in ran]:
         ran.add(path)
-        out += (f"\n\n*All of `{path}`; running it runs its checks, as `python {path}` does:*"
-                f'\n\n```python\n__file__ = "{path}"  # paths built from it are relative to this '
-                f'folder\n--8<-- "{path}"\n```')
+        out += (
+            f"\n\n*All of `{path}`; running it runs its checks, as `python {path}` does:*"
+            f'\n\n```python\n__file__ = "{path}"  # paths built from it are relative to this '
+            f'folder\n--8<-- "{path}"\n```'
+        )
     return out
 
 
@@ -133,8 +153,10 @@ def article_notebook(page: str, site_url: str, root: Path = ROOT) -> ArticleNote
         if token.type == "fence" and token.level == 0:  # the last block first
             comment = before and before.type == "html_block" and before.content.startswith("<!--")
             mark = before.content if comment else ""
-            parts += [_prose("\n".join(lines[token.map[1]:end]), page, site_url),
-                      _fence(mark, token.info, token.content, ran, root)]
+            parts += [
+                _prose("\n".join(lines[token.map[1] : end]), page, site_url),
+                _fence(mark, token.info, token.content, ran, root),
+            ]
             end = before.map[0] if mark else token.map[0]
     parts.append(_prose("\n".join(lines[:end]), page, site_url))
     text = "\n\n".join(part.strip("\n") for part in reversed(parts) if part.strip())
@@ -146,7 +168,8 @@ def article_notebook(page: str, site_url: str, root: Path = ROOT) -> ArticleNote
     notebook.metadata = {
         "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
         "language_info": {"name": "python"},
-        "source": f"docs/{page} of the site's repository, converted when the site was built"}
+        "source": f"docs/{page} of the site's repository, converted when the site was built",
+    }
     for cell in notebook.cells:
         cell.source = cell.source.strip("\n")
     notebook.cells = [cell for cell in notebook.cells if cell.source]
@@ -156,9 +179,11 @@ def article_notebook(page: str, site_url: str, root: Path = ROOT) -> ArticleNote
     code = "\n".join(cell.source for cell in notebook.cells if cell.cell_type == "code")
     shipped = _shipped(code, root)
     code += "\n".join(content.decode("utf-8") for content in shipped.values())
-    data = {f.relative_to(root).as_posix(): f.read_bytes()
-            for f in sorted((root / "snippets" / "data").glob("*"))
-            if f.is_file() and f.name != "README.md" and f.name in code}
+    data = {
+        f.relative_to(root).as_posix(): f.read_bytes()
+        for f in sorted((root / "snippets" / "data").glob("*"))
+        if f.is_file() and f.name != "README.md" and f.name in code
+    }
     return ArticleNotebook(page.removesuffix(".md") + ".ipynb", notebook, shipped | data)
 
 
@@ -187,8 +212,12 @@ def article_key(root: Path, page: str, site_url: str) -> str:
     """The cache key of ``page``'s download: ``site_url`` and every file its conversion may read
     (the page, the files it includes, everything under ``snippets/``, :data:`CONVERTER`)."""
     text = (root / "docs" / page).read_text(encoding="utf-8")
-    paths = {root / "docs" / page, root / CONVERTER, *(root / "snippets").rglob("*"),
-             *(root / path for path in included(text, root))}
+    paths = {
+        root / "docs" / page,
+        root / CONVERTER,
+        *(root / "snippets").rglob("*"),
+        *(root / path for path in included(text, root)),
+    }
     return key(ARTICLES_FORMAT, site_url, *contents(root, paths))
 
 
@@ -206,13 +235,22 @@ def on_page_content(html, *, page, config, files):
     """Link an article's download first in the line under its title (MkDocs event; a Chinese
     page links its English page's). Raises ``PluginError`` if the page has no ``<h1>``."""
     folder = (getattr(page.file, "norm_src_uri", None) or page.file.src_uri)[:-3] + "/"
-    for file in (f for f in files if f.generated_by and f.src_uri.startswith(folder)
-                 and f.src_uri.endswith((".ipynb", ".zip"))):
+    for file in (
+        f
+        for f in files
+        if f.generated_by
+        and f.src_uri.startswith(folder)
+        and f.src_uri.endswith((".ipynb", ".zip"))
+    ):
         name, href = file.src_uri.removeprefix(folder), file.url_relative_to(page.file)
         what = "this article as a notebook" + ", with the files it reads" * name.endswith(".zip")
         try:
-            return add_fact(html, f'<span class="nb-download">Run it yourself: <a download="" '
-                                  f'href="{href}">{name}</a> ({what})</span>', first=True)
+            return add_fact(
+                html,
+                f'<span class="nb-download">Run it yourself: <a download="" '
+                f'href="{href}">{name}</a> ({what})</span>',
+                first=True,
+            )
         except ValueError as error:
             raise PluginError(f"{page.file.src_uri}: {error}") from error
     return html

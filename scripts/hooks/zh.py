@@ -17,39 +17,62 @@ from mkdocs.structure.files import File
 from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url, write_file
 
-from scripts.build.execute_stage import PDF_NAME, STAND_IN, NotebookPage, placeholder_pdf
-from scripts.build.markdown_blocks import Section, sections
+from scripts.hooks.execute_stage import PDF_NAME, STAND_IN, NotebookPage, placeholder_pdf
+from scripts.hooks.markdown_blocks import Section, sections
 
 # jieba logs its dictionary's loading (Material's search, on_config) on stderr: quiet at import.
 logging.getLogger("jieba").setLevel(logging.WARNING)
 ZH, ENGLISH_MARK = "zh", "（英文）"  # the locale; after the title of a page not translated
-STALE = ('!!! warning "英文原文已更新"\n    本节的英文原文在翻译之后有了改动，下面的中文可能已经'
-         '过时。请以<a href="{href}" hreflang="en">当前的英文原文</a>为准。')
-MISSING = ('!!! warning "本节尚未翻译"\n    英文页面在这里有一节还没有中文译文：'
-           '<a href="{href}" hreflang="en">{heading}</a>（英文）。')
-ENGLISH_PAGE = ('<div class="admonition note" lang="zh"><p class="admonition-title">英文页面'
-                '</p><p>本页尚无中文版，下面是英文原文。</p></div>')
+STALE = (
+    '!!! warning "英文原文已更新"\n    本节的英文原文在翻译之后有了改动，下面的中文可能已经'
+    '过时。请以<a href="{href}" hreflang="en">当前的英文原文</a>为准。'
+)
+MISSING = (
+    '!!! warning "本节尚未翻译"\n    英文页面在这里有一节还没有中文译文：'
+    '<a href="{href}" hreflang="en">{heading}</a>（英文）。'
+)
+ENGLISH_PAGE = (
+    '<div class="admonition note" lang="zh"><p class="admonition-title">英文页面'
+    "</p><p>本页尚无中文版，下面是英文原文。</p></div>"
+)
 CJK = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]")
 #: Text without tooltips (code, links, headings, a code block's title...), and any other tag.
-NO_TERMS = (r"<!--.*?-->|<(code|pre|a|h[1-6]|abbr|script|style|svg|math|figcaption|summary|"
-            r'button|label|textarea|title)\b.*?</\1>|<span class="filename".*?</span>|<[^>]*>')
+NO_TERMS = (
+    r"<!--.*?-->|<(code|pre|a|h[1-6]|abbr|script|style|svg|math|figcaption|summary|"
+    r'button|label|textarea|title)\b.*?</\1>|<span class="filename".*?</span>|<[^>]*>'
+)
 #: The facts line's English phrases (page_facts.py, matrix_notes.py) in Chinese, in this order.
-FACTS = [(re.compile(a), b) for a, b in [
-    (r"Run it yourself: (<a [^>]*>[^<]*</a>) \(this article as a notebook(, with the files it "
-     r"reads)?\)", lambda m: f"自己运行：{m[1]}（本文的笔记本{'，含它读取的文件' * bool(m[2])}）"),
-    (r"<strong>Verified</strong>: (\d+) checks? on torch ([^<;]*?)(?= and <a|;|</span>)",
-     r"<strong>已验证</strong>：\1 项检查，torch \2"),
-    (r" and (<a [^>]*>)(\d+) CPU paths? of (\d+) machines?</a>",
-     r"，以及 \1\3 台机器上的 \2 条 CPU 路径</a>"),
-    (r" and (<a [^>]*>)(\d+) CPU paths?</a>", r"，以及 \1\2 条 CPU 路径</a>"),
-    (r"(\d+) CUDA checks? on torch ([^<;]*?) and (<a [^>]*>)?(\d+) GPUs?",
-     r"\1 项 CUDA 检查，torch \2，\3\4 块 GPU"),
-    (r">(\d+) not yet run on a GPU</a>", r">\1 项尚未在 GPU 上运行</a>"),
-    (r">(\d+) not yet run on ([^<]*)</a>", r">\1 项尚未在 \2 上运行</a>"),
-    (r">(\d+) differs? on CPU path ([^<]*)</a>", r">\1 项在 CPU 路径 \2 上不同</a>"),
-    (r">(\d+) differs? on ([^<]*)</a>", r">\1 项在 \2 上不同</a>"),
-    (r">not yet run on (\d+) CPU paths?</a>", r">尚未在 \1 条 CPU 路径上运行</a>"),
-    (r"; ", "；"), (r"(\d), (?=\d)", r"\1、"), (r"(\d) and (\d)", r"\1 和 \2")]]
+FACTS = [
+    (re.compile(a), b)
+    for a, b in [
+        (
+            r"Run it yourself: (<a [^>]*>[^<]*</a>) "
+            r"\(this article as a notebook(, with the files it reads)?\)",
+            lambda m: f"自己运行：{m[1]}（本文的笔记本{'，含它读取的文件' * bool(m[2])}）",
+        ),
+        (
+            r"<strong>Verified</strong>: (\d+) checks? on torch ([^<;]*?)(?= and <a|;|</span>)",
+            r"<strong>已验证</strong>：\1 项检查，torch \2",
+        ),
+        (
+            r" and (<a [^>]*>)(\d+) CPU paths? of (\d+) machines?</a>",
+            r"，以及 \1\3 台机器上的 \2 条 CPU 路径</a>",
+        ),
+        (r" and (<a [^>]*>)(\d+) CPU paths?</a>", r"，以及 \1\2 条 CPU 路径</a>"),
+        (
+            r"(\d+) CUDA checks? on torch ([^<;]*?) and (<a [^>]*>)?(\d+) GPUs?",
+            r"\1 项 CUDA 检查，torch \2，\3\4 块 GPU",
+        ),
+        (r">(\d+) not yet run on a GPU</a>", r">\1 项尚未在 GPU 上运行</a>"),
+        (r">(\d+) not yet run on ([^<]*)</a>", r">\1 项尚未在 \2 上运行</a>"),
+        (r">(\d+) differs? on CPU path ([^<]*)</a>", r">\1 项在 CPU 路径 \2 上不同</a>"),
+        (r">(\d+) differs? on ([^<]*)</a>", r">\1 项在 \2 上不同</a>"),
+        (r">not yet run on (\d+) CPU paths?</a>", r">尚未在 \1 条 CPU 路径上运行</a>"),
+        (r"; ", "；"),
+        (r"(\d), (?=\d)", r"\1、"),
+        (r"(\d) and (\d)", r"\1 和 \2"),
+    ]
+]
 
 
 def fingerprint(section: Section) -> str:
@@ -80,7 +103,7 @@ def stale_notes(english: str, chinese: str, english_href: str) -> str:
     for n, section in enumerate(en):
         href = html.escape(english_href + (f"#{section.anchor}" if section.anchor else ""))
         if section.anchor not in zh:
-            at = next((zh[s.anchor].start for s in en[n + 1:] if s.anchor in zh), len(lines))
+            at = next((zh[s.anchor].start for s in en[n + 1 :] if s.anchor in zh), len(lines))
             text = MISSING.format(href=href, heading=html.escape(section.heading))
         elif section not in current:
             at = zh[section.anchor].start + (2 if zh[section.anchor].marker else 1)
@@ -88,7 +111,7 @@ def stale_notes(english: str, chinese: str, english_href: str) -> str:
         else:
             continue
         notes.setdefault(at, []).extend(["", *text.split("\n"), ""])
-    out = [line for i in range(len(lines) + 1) for line in notes.get(i, []) + lines[i:i + 1]]
+    out = [line for i in range(len(lines) + 1) for line in notes.get(i, []) + lines[i : i + 1]]
     return "\n".join(out) + ("\n" if chinese.endswith("\n") else "")
 
 
@@ -99,13 +122,15 @@ def zh_glossary(text: str) -> dict[str, str]:
         if not line.startswith(":   ") or not lines[i - 1].strip() or lines[i - 1][0] in " :":
             continue
         definition = line[4:]
-        for part in lines[i + 1:]:
+        for part in lines[i + 1 :]:
             if not part.startswith("    ") or re.fullmatch(r"\s*\[[^\]]*\]\([^)]*\)\s*", part):
                 break
             glue = CJK.match(definition[-1:]) or CJK.match(part.strip()[:1])
             definition += ("" if glue else " ") + part.strip()
-        terms.setdefault(re.sub(r"（[^（）]*）$", "", lines[i - 1].strip()).strip(), re.sub(
-            r"`([^`]*)`|\*\*?([^*]+)\*\*?", lambda m: m[1] or m[2], definition).strip())
+        terms.setdefault(
+            re.sub(r"（[^（）]*）$", "", lines[i - 1].strip()).strip(),
+            re.sub(r"`([^`]*)`|\*\*?([^*]+)\*\*?", lambda m: m[1] or m[2], definition).strip(),
+        )
     return terms
 
 
@@ -141,8 +166,13 @@ def _zh_glossary(path: Path, mtime_ns: int) -> dict[str, str]:
 
 def facts_in_chinese(page_html: str) -> str:
     """``page_html`` with the facts line under its title in Chinese (same numbers and links)."""
-    return re.sub(r'<p class="page-facts">.*?</p>', lambda m: functools.reduce(
-        lambda line, fact: fact[0].sub(fact[1], line), FACTS, m[0]), page_html, count=1, flags=re.S)
+    return re.sub(
+        r'<p class="page-facts">.*?</p>',
+        lambda m: functools.reduce(lambda line, fact: fact[0].sub(fact[1], line), FACTS, m[0]),
+        page_html,
+        count=1,
+        flags=re.S,
+    )
 
 
 def formulas_without_language(page_html: str) -> str:
@@ -157,8 +187,11 @@ def on_files(files, *, config: MkDocsConfig):
         return files
     for nb in [f for f in files if isinstance(f, NotebookPage)]:
         nb.dest_uri = f"{ZH}/{nb.dest_uri}"
-        for made in [f for f in files if f.generated_by
-                     and f.src_uri.rpartition("/")[0] == nb.src_uri.removesuffix(".ipynb")]:
+        for made in [
+            f
+            for f in files
+            if f.generated_by and f.src_uri.rpartition("/")[0] == nb.src_uri.removesuffix(".ipynb")
+        ]:
             files.append(File.generated(config, f"{ZH}/{made.src_uri}", content=made.content_bytes))
     pdf = File.generated(config, f"{PDF_NAME[:-4]}.{ZH}.pdf", content=placeholder_pdf(STAND_IN))
     pdf.dest_uri = f"{ZH}/{PDF_NAME}"
@@ -213,8 +246,12 @@ def on_post_page(output: str, *, page: Page, config: MkDocsConfig) -> str:
     """A page of the Chinese build loads the Chinese search index (``__config``'s base ``zh/``)."""
     if config.theme["language"] != ZH:
         return output
-    return re.sub(r'(<script id="__config" type="application/json">\{[^<]*?"base": ")([^"]*)"',
-                  lambda m: f'{m[1]}{m[2].rstrip("/") or "."}/{ZH}/"', output, count=1)
+    return re.sub(
+        r'(<script id="__config" type="application/json">\{[^<]*?"base": ")([^"]*)"',
+        lambda m: f'{m[1]}{m[2].rstrip("/") or "."}/{ZH}/"',
+        output,
+        count=1,
+    )
 
 
 def on_post_template(output: str, *, template_name: str, config: MkDocsConfig) -> str:
@@ -231,15 +268,25 @@ def on_post_build(*, config: MkDocsConfig) -> None:
     site, index = Path(config.site_dir), Path(config.site_dir) / "search" / "search_index.json"
     if not (site / ZH).is_dir():
         return
-    data, t = json.loads(index.read_text(encoding="utf-8")), config.theme.get_env().get_template(
-        "partials/language.html", None, {"config": {"theme": {"language": ZH}}}).module.t
+    data, t = (
+        json.loads(index.read_text(encoding="utf-8")),
+        config.theme.get_env()
+        .get_template("partials/language.html", None, {"config": {"theme": {"language": ZH}}})
+        .module.t,
+    )
     lang, sep, pipe = (str(t(f"search.config.{key}")) for key in ("lang", "separator", "pipeline"))
-    settings = {"lang": [lang], "separator": sep, "pipeline": re.findall(r"[^\s,]+", pipe),
-                "fields": data["config"]["fields"]}
+    settings = {
+        "lang": [lang],
+        "separator": sep,
+        "pipeline": re.findall(r"[^\s,]+", pipe),
+        "fields": data["config"]["fields"],
+    }
     zh = [{**d, "location": d["location"][3:]} for d in data["docs"] if d["location"][:3] == "zh/"]
     en = [d for d in data["docs"] if d["location"][:3] != "zh/"]
-    for path, out in [(site / ZH / "search" / index.name, {"config": settings, "docs": zh}),
-                      (index, {**data, "docs": en})]:
+    for path, out in [
+        (site / ZH / "search" / index.name, {"config": settings, "docs": zh}),
+        (index, {**data, "docs": en}),
+    ]:
         # as UTF-8, not \uXXXX escapes: a third of the Chinese index's bytes, gzip-compressed
         write_file(json.dumps(out, separators=(",", ":"), ensure_ascii=False).encode(), str(path))
     for name in ("sitemap.xml", "sitemap.xml.gz"):

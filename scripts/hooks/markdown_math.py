@@ -38,7 +38,7 @@ def split_lines(latex: str) -> list[str]:
         elif m[0] in ("}", "\\end"):
             depth -= 1
         elif m[0].startswith("\\\\") and depth == 0:
-            lines.append(latex[start:m.start()])
+            lines.append(latex[start : m.start()])
             start = m.end()
     lines.append(latex[start:])
     return [line.strip() for line in lines if line.strip()]
@@ -67,8 +67,10 @@ class MathExtension(Extension):
         fences = [e for e in md.registeredExtensions if isinstance(e, SuperFencesCodeExtension)]
         spans = md.inlinePatterns["backtick"] if "backtick" in md.inlinePatterns else None
         if not fences or not isinstance(spans, InlineHilitePattern):
-            raise ValueError("scripts.build.markdown_math must come after pymdownx.superfences and "
-                             "pymdownx.inlinehilite in markdown_extensions")
+            raise ValueError(
+                "scripts.hooks.markdown_math must come after pymdownx.superfences and "
+                "pymdownx.inlinehilite in markdown_extensions"
+            )
         fences[0].extend_super_fences("math", math_block, default_validator, None)
         spans.extend_custom_inline("math", math_inline)
 

@@ -13,8 +13,11 @@ from markdown_it import MarkdownIt
 from mdit_py_plugins.front_matter import front_matter_plugin
 
 #: A content tab or an admonition, or a footnote (``note``), and its body: the indented lines below.
-CONTAINER = re.compile(r'^(?:(?P<mark>===|!!!|\?\?\?\+?) *(?P<kind>[\w-]*) *(?:"(?P<title>.*)")?'
-                       r"|(?P<note>\[\^.*))\n(?P<body>(?:(?:    .*)?\n)*)", re.M)
+CONTAINER = re.compile(
+    r'^(?:(?P<mark>===|!!!|\?\?\?\+?) *(?P<kind>[\w-]*) *(?:"(?P<title>.*)")?'
+    r"|(?P<note>\[\^.*))\n(?P<body>(?:(?:    .*)?\n)*)",
+    re.M,
+)
 #: A pytest-codeblocks instruction in an HTML comment: ``<!--pytest-codeblocks:cont-->``.
 INSTRUCTION = re.compile(r"<!--[-\s]*pytest-codeblocks:(.*)-->")
 #: The mark of a block that needs a GPU (``tests/cuda_marker.py``): it marks the next block.
@@ -79,16 +82,19 @@ def code_blocks(text: str) -> list[CodeBlock]:
             indent = len(opening) - len(opening.lstrip())
             closed = end - 1 > start and lines[end - 1].lstrip().startswith(token.markup)
             # as pytest-codeblocks cuts: at most the fence's indent of whitespace, newline included
-            code = "".join(line[min(indent, len(line) - len(line.lstrip())):]
-                           for line in lines[start + 1:end - closed])
+            code = "".join(
+                line[min(indent, len(line) - len(line.lstrip())) :]
+                for line in lines[start + 1 : end - closed]
+            )
             if pending in ("expected-output", "expected-output-ignore-whitespace") and found:
                 found[-1].expected_output = code
                 found[-1].output = (start + 1, end - closed, opening[:indent])
             elif pending == "cont" and found:
                 found[-1].code += code
             else:
-                found.append(CodeBlock(code, start + 1, opening.strip()[len(token.markup):],
-                                       cuda=cuda))
+                found.append(
+                    CodeBlock(code, start + 1, opening.strip()[len(token.markup) :], cuda=cuda)
+                )
             pending, cuda = "", False
     return found
 
@@ -96,6 +102,7 @@ def code_blocks(text: str) -> list[CodeBlock]:
 @dataclass(frozen=True)
 class Section:
     """A section: ``anchor`` ``""`` for the title's, ``start`` its first line (0-based)."""
+
     anchor: str
     heading: str
     level: int
@@ -114,8 +121,18 @@ def sections(text: str) -> tuple[Section, ...]:
         if tok.type != "heading_open" or tok.level != 0 or tok.tag not in ("h1", "h2", "h3"):
             continue
         match = ATTR_ID.search(inline.content)
-        anchor = "" if tok.tag == "h1" else match[1] if match else slugify("".join(
-            c.content for c in inline.children or [] if c.type in ("text", "code_inline")), "-")
+        anchor = (
+            ""
+            if tok.tag == "h1"
+            else match[1]
+            if match
+            else slugify(
+                "".join(
+                    c.content for c in inline.children or [] if c.type in ("text", "code_inline")
+                ),
+                "-",
+            )
+        )
         if anchor in seen and not match and tok.tag != "h1":
             seen[anchor] += 1
             anchor = f"{anchor}_{seen[anchor]}"
@@ -124,10 +141,17 @@ def sections(text: str) -> tuple[Section, ...]:
     if not heads or heads[0][1] != 1:
         raise ValueError("a page must open with a '#' title")
     ends = [start for start, *_ in heads[1:]] + [len(lines)]
-    return tuple(Section(anchor, heading, level, start, "\n".join(lines[start:end]),
-                         (m := MARKER.match(lines[start + 1].strip() if end > start + 1 else ""))
-                         and m[1])
-                 for (start, level, heading, anchor), end in zip(heads, ends, strict=True))
+    return tuple(
+        Section(
+            anchor,
+            heading,
+            level,
+            start,
+            "\n".join(lines[start:end]),
+            (m := MARKER.match(lines[start + 1].strip() if end > start + 1 else "")) and m[1],
+        )
+        for (start, level, heading, anchor), end in zip(heads, ends, strict=True)
+    )
 
 
 def toc_entries(items) -> list:

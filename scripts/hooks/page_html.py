@@ -13,22 +13,30 @@ from types import SimpleNamespace
 from mkdocs.exceptions import PluginError
 
 from scripts import root_of
-from scripts.build import zh
+from scripts.hooks import zh
 
 #: The glossary file, relative to the project root (also mkdocs.yml's ``auto_append``).
 GLOSSARY = "snippets/glossary.md"
 FIGURE_TITLE = "Open the figure full size"
 TAG = re.compile(r"<[^>]+>")
 #: Each kind of element, as Python-Markdown, pymdownx.highlight and the notebook step write it.
-ELEMENTS = re.compile("|".join(f"(?P<{kind}>{pattern})" for kind, pattern in {
-    # a code block: its <div>, its title bar if it has one, its <pre> (code escapes "</pre>")
-    "block": r'(?P<div><div class="(?:[^"]*\s)?highlight(?:\s[^"]*)?")(?P<attrs>[^>]*)>'
-             r'(?P<title>\s*(?:<span class="filename">[^<]*</span>\s*)?)(?P<pre><pre\b.*?</pre>)',
-    "figure": r'<img\b[^>]*?\ssrc="(?P<svg>[^"#]+\.svg)#only-(?P<palette>light|dark)"[^>]*>',
-    "abbr": r'<abbr title="[^"]*">(?P<inner>.*?)</abbr>',
-    # an inline code without attributes, not a code block's
-    "code": r"(?<!<pre>)<code>(?P<term>[^<]*)</code>",
-}.items()), re.S)
+ELEMENTS = re.compile(
+    "|".join(
+        f"(?P<{kind}>{pattern})"
+        for kind, pattern in {
+            # a code block: its <div>, its title bar if any, its <pre> (code escapes "</pre>")
+            "block": r'(?P<div><div class="(?:[^"]*\s)?highlight(?:\s[^"]*)?")'
+            r"(?P<attrs>[^>]*)>"
+            r'(?P<title>\s*(?:<span class="filename">[^<]*</span>\s*)?)(?P<pre><pre\b.*?</pre>)',
+            "figure": r'<img\b[^>]*?\ssrc="(?P<svg>[^"#]+\.svg)'
+            r'#only-(?P<palette>light|dark)"[^>]*>',
+            "abbr": r'<abbr title="[^"]*">(?P<inner>.*?)</abbr>',
+            # an inline code without attributes, not a code block's
+            "code": r"(?<!<pre>)<code>(?P<term>[^<]*)</code>",
+        }.items()
+    ),
+    re.S,
+)
 #: A code block's title that starts with a file under snippets/.
 SNIPPET = re.compile(r'<span class="filename">(?P<path>snippets/[\w./-]+)')
 
@@ -103,9 +111,15 @@ def rewrite(page_html: str, config, terms: dict[str, str], of=None, files=None) 
     """``page_html``'s :data:`ELEMENTS` rewritten by their handlers in one pass, with the glossary's
     ``terms``; figures sized from MkDocs' ``files`` when given with their page, ``of``."""
     # what the handlers share: the terms met so far, whether the first light figure is ahead
-    page = SimpleNamespace(config=config, terms=terms, seen=set(), first_figure=True, files=files,
-                           folder=posixpath.dirname(of.url) if of else "",
-                           src_uri=of.file.src_uri if of else "")
+    page = SimpleNamespace(
+        config=config,
+        terms=terms,
+        seen=set(),
+        first_figure=True,
+        files=files,
+        folder=posixpath.dirname(of.url) if of else "",
+        src_uri=of.file.src_uri if of else "",
+    )
     return ELEMENTS.sub(lambda m: HANDLERS[m.lastgroup](m, page), page_html)
 
 
@@ -129,7 +143,7 @@ def _glossary(path: Path, mtime_ns: int) -> dict[str, str]:
 
 def on_page_content(page_html: str, *, page, config, files) -> str:
     """Rewrite the page's elements (MkDocs event), with the glossary's terms, a Chinese page's
-    from the Chinese glossary (:func:`scripts.build.zh.glossary_terms_for`)."""
+    from the Chinese glossary (:func:`scripts.hooks.zh.glossary_terms_for`)."""
     terms = zh.glossary_terms_for(page, config)
     if terms is None:
         terms = glossary_terms(root_of(config) / GLOSSARY)

@@ -23,8 +23,14 @@ def environment_fingerprint() -> str:
     once per process; ``sys.path`` is not read, as it differs between processes."""
     paths = sorted({sysconfig.get_paths()[kind] for kind in ("purelib", "platlib")})
     dists = importlib.metadata.distributions(path=paths)
-    return "\n".join([sys.version, *sorted({f"{d.metadata['Name']}=={d.version}".lower()
-                                            for d in dists if d.metadata["Name"]})])
+    return "\n".join(
+        [
+            sys.version,
+            *sorted(
+                {f"{d.metadata['Name']}=={d.version}".lower() for d in dists if d.metadata["Name"]}
+            ),
+        ]
+    )
 
 
 def key(*parts: str | bytes) -> str:
@@ -37,8 +43,12 @@ def key(*parts: str | bytes) -> str:
 
 def contents(root: Path, paths) -> list[str | bytes]:
     """Parts for :func:`key`: each file of ``paths``, sorted: its path under ``root``, bytes."""
-    return [part for p in sorted(paths) if p.is_file() and "__pycache__" not in p.parts
-            for part in (p.relative_to(root).as_posix(), p.read_bytes())]
+    return [
+        part
+        for p in sorted(paths)
+        if p.is_file() and "__pycache__" not in p.parts
+        for part in (p.relative_to(root).as_posix(), p.read_bytes())
+    ]
 
 
 def get(store: Path, name: str) -> Path | None:
@@ -68,6 +78,10 @@ def prune(store: Path, keep: set[str]) -> None:
     """Delete the entries of ``store`` not in ``keep`` and unused for :data:`PRUNE_AFTER_S`
     seconds; hidden names (an entry being written) are left alone."""
     for path in store.iterdir() if store.is_dir() else []:
-        if path.name not in keep and not path.name.startswith(".") and path.is_dir() \
-                and time.time() - path.stat().st_mtime > PRUNE_AFTER_S:
+        if (
+            path.name not in keep
+            and not path.name.startswith(".")
+            and path.is_dir()
+            and time.time() - path.stat().st_mtime > PRUNE_AFTER_S
+        ):
             shutil.rmtree(path, ignore_errors=True)

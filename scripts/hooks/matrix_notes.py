@@ -17,8 +17,8 @@ from packaging.version import Version
 from pymdownx.snippets import SnippetPreprocessor
 
 from scripts import root_of
-from scripts.build.markdown_blocks import code_blocks, sections, toc_entries, tokens
-from scripts.build.page_facts import add_fact
+from scripts.hooks.markdown_blocks import code_blocks, sections, toc_entries, tokens
+from scripts.hooks.page_facts import add_fact
 
 CLAIMS_MARKER = "<!-- torch-matrix: claims-by-release -->"
 PATHS_MARKER = "<!-- torch-matrix: cpu-paths -->"
@@ -42,8 +42,11 @@ def _tree_text(node) -> str:
         return repr(node)
     fields = []
     for name, value in ast.iter_fields(node):
-        if (name == "body" and isinstance(node, DOCUMENTED)
-                and ast.get_docstring(node, clean=False) is not None):
+        if (
+            name == "body"
+            and isinstance(node, DOCUMENTED)
+            and ast.get_docstring(node, clean=False) is not None
+        ):
             value = value[1:]  # a docstring is documentation, not behaviour
         if value is not None and value != []:
             fields.append(f"{name}={_tree_text(value)}")
@@ -77,8 +80,13 @@ def file_fingerprint(path: Path) -> str:
         return _digest(code_meaning(path.read_text(encoding="utf-8")), out)
     if path.suffix == ".ipynb":
         cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
-        return _digest(*(code_meaning("".join(cell["source"])) for cell in cells
-                         if cell["cell_type"] == "code"))
+        return _digest(
+            *(
+                code_meaning("".join(cell["source"]))
+                for cell in cells
+                if cell["cell_type"] == "code"
+            )
+        )
     return hashlib.sha256(path.read_bytes()).hexdigest()[:12]
 
 
@@ -92,8 +100,14 @@ def recorded(test_id: str, fingerprint: str | None, tests: dict[str, dict]) -> d
         return entry
     page, _, name = test_id.partition("::")
     if fingerprint is not None and page.endswith(".md") and name.startswith("line "):
-        return next((entry for other, entry in tests.items() if other.startswith(page + "::")
-                     and entry.get("fingerprint") == fingerprint), None)
+        return next(
+            (
+                entry
+                for other, entry in tests.items()
+                if other.startswith(page + "::") and entry.get("fingerprint") == fingerprint
+            ),
+            None,
+        )
     return None
 
 
@@ -112,6 +126,7 @@ def read_record(root: Path) -> dict:
 @dataclass
 class Check:
     """A test of a page: id, label for readers, fingerprint, line (a block's), ``cuda`` mark."""
+
     test_id: str
     label: str
     fingerprint: str | None
@@ -123,6 +138,7 @@ class Check:
 class Status:
     """``checks`` on a kind of run: the runs passing all, per run those not yet run or failing
     (with the message), and on GPUs those that no run ran (``unrun``)."""
+
     checks: list[Check]
     passed: list[str]
     pending: dict[str, list[Check]]
@@ -143,14 +159,19 @@ def proofs_in_sources(root: Path) -> dict[str, dict[str, bool]]:
 def _proofs_in(source: str) -> list[tuple[str, str, bool]]:
     """(claim id, test, marked ``cuda``) of each ``@proves`` claim of a test module's source."""
     tree, found = ast.parse(source), []
-    whole = any(isinstance(node, ast.Assign) and "pytestmark" in map(ast.unparse, node.targets)
-                and "pytest.mark.cuda" in ast.unparse(node.value) for node in tree.body)
+    whole = any(
+        isinstance(node, ast.Assign)
+        and "pytestmark" in map(ast.unparse, node.targets)
+        and "pytest.mark.cuda" in ast.unparse(node.value)
+        for node in tree.body
+    )
     for node in ast.walk(tree):
         marks = getattr(node, "decorator_list", [])
         cuda = whole or "pytest.mark.cuda" in map(ast.unparse, marks)
         for mark in (m for m in marks if getattr(getattr(m, "func", m), "id", "") == "proves"):
-            found += [(arg.value, node.name, cuda) for arg in mark.args
-                      if isinstance(arg, ast.Constant)]
+            found += [
+                (arg.value, node.name, cuda) for arg in mark.args if isinstance(arg, ast.Constant)
+            ]
     return found
 
 
@@ -161,19 +182,32 @@ def page_checks(root: Path, record: dict, src_uri: str, claims=()) -> list[Check
     checks, text = [], path.read_text(encoding="utf-8") if path.suffix == ".md" else ""
     for b in (b for b in code_blocks(text) if b.syntax in EXECUTED):
         fingerprint = block_fingerprint(b.code, b.expected_output)
-        checks.append(Check(f"{rel}::line {b.lineno}", f"block at line {b.lineno}", fingerprint,
-                            b.lineno, b.cuda))
+        checks.append(
+            Check(
+                f"{rel}::line {b.lineno}",
+                f"block at line {b.lineno}",
+                fingerprint,
+                b.lineno,
+                b.cuda,
+            )
+        )
     includes = map(SnippetPreprocessor.RE_ALL_SNIPPETS.match, text.splitlines())
-    for name in sorted({m["snippet"][1:-1].partition(":")[0] for m in includes
-                        if m and m["snippet"] and not m["escape"]}):
+    for name in sorted(
+        {
+            m["snippet"][1:-1].partition(":")[0]
+            for m in includes
+            if m and m["snippet"] and not m["escape"]
+        }
+    ):
         if name.startswith("snippets/") and name.endswith(".py"):
             fingerprint = file_fingerprint(root / name)
             checks.append(Check(f"{SNIPPET_TEST}[{name}]", f"snippet {name}", fingerprint))
     if path.suffix == ".ipynb":
         checks.append(Check(f"{rel}::", f"notebook {path.name}", file_fingerprint(path)))
     proofs = proofs_in_sources(root)
-    for test, cuda in sorted({t: c for claim in claims for t, c in proofs.get(claim, {}).items()
-                              }.items()):
+    for test, cuda in sorted(
+        {t: c for claim in claims for t, c in proofs.get(claim, {}).items()}.items()
+    ):
         checks.append(Check(test, f"property test {test.split('::')[1]}", None, cuda=cuda))
     for test in sorted({t for run in record["releases"].values() for t in run["tests"]}):
         if test.startswith("tests/test_api_map.py::") and path.stem == "api-map":
@@ -199,8 +233,9 @@ def status(record: dict, checks: list[Check], kind: str = "releases") -> Status:
             result.passed.append(name)
     if gpu and not result.passed:  # then every GPU run is in pending or failed
         runs = [*result.pending, *result.failed]
-        result.unrun = [c for c in result.checks
-                        if all(c in result.pending.get(run, []) for run in runs)]
+        result.unrun = [
+            c for c in result.checks if all(c in result.pending.get(run, []) for run in runs)
+        ]
     return result
 
 
@@ -221,36 +256,51 @@ def _named(record: dict, by_run: dict[str, list], kind: str) -> list[tuple[str, 
         for release, items in by_run.items():
             groups.setdefault(repr(items), ([], items))[0].append(release)
         return [(release_list(names), items) for names, items in groups.values()]
-    return [(f"CPU path {key}" if kind == "cpu_paths" else html.escape(
-        f"GPU {record['gpus'][key]['gpu']['name']} (torch {record['gpus'][key]['torch']})"), items)
-        for key, items in sorted(by_run.items())]
+    return [
+        (
+            f"CPU path {key}"
+            if kind == "cpu_paths"
+            else html.escape(
+                f"GPU {record['gpus'][key]['gpu']['name']} (torch {record['gpus'][key]['torch']})"
+            ),
+            items,
+        )
+        for key, items in sorted(by_run.items())
+    ]
 
 
 def in_readers_terms(message: str) -> str:
     """A recorded failure for readers (HTML): what the block printed instead, or its error."""
     if found := PRINTS.fullmatch(message):
-        return (f"prints <code>{html.escape(found['printed'])}</code> where the page shows "
-                f"<code>{html.escape(found['shown'])}</code>")
+        return (
+            f"prints <code>{html.escape(found['printed'])}</code> where the page shows "
+            f"<code>{html.escape(found['shown'])}</code>"
+        )
     return f"fails with <code>{html.escape(message)}</code>"
 
 
-def page_matrix(record: dict, checks: list[Check], sections: list[tuple],
-                href: str | None = None) -> tuple[str, str]:
+def page_matrix(
+    record: dict, checks: list[Check], sections: list[tuple], href: str | None = None
+) -> tuple[str, str]:
     """A page's part of its facts line (HTML: its checks passed on which releases, CPU paths,
     linked to ``href``, and GPUs; a link per kind of difference) and its list at the end, naming
     each check failing or not yet run, a block with its section (``sections``; ``""``: none)."""
     state, paths, gpus = kinds = [status(record, checks, kind) for kind in KINDS]
     link = (lambda text: f'<a href="{href}">{text}</a>') if href else str
-    line = [f"<strong>Verified</strong>: {_count(len(state.checks))} on torch "
-            f"{release_list(state.passed)}"]
+    line = [
+        f"<strong>Verified</strong>: {_count(len(state.checks))} on torch "
+        f"{release_list(state.passed)}"
+    ]
     if paths.passed:
         machines = _count(len({key.rsplit("/", 1)[0] for key in paths.passed}), "machine")
         line[0] += f" and {link(_count(len(paths.passed), 'CPU path') + ' of ' + machines)}"
     if gpus.checks and gpus.passed:
         runs = [record["gpus"][key] for key in gpus.passed]
-        line.append(f"{_count(len(gpus.checks), 'CUDA check')} on torch "
-                    f"{release_list(sorted({run['torch'] for run in runs}))} and "
-                    f"{link(_count(len({run['gpu']['name'] for run in runs}), 'GPU'))}")
+        line.append(
+            f"{_count(len(gpus.checks), 'CUDA check')} on torch "
+            f"{release_list(sorted({run['torch'] for run in runs}))} and "
+            f"{link(_count(len({run['gpu']['name'] for run in runs}), 'GPU'))}"
+        )
     failed = [_named(record, of.failed, kind) for kind, of in zip(KINDS, kinds, strict=True)]
     links = [f"{len(f)} differ{'s' * (len(f) == 1)} on {name}" for name, f in failed[0] + failed[1]]
     pending = _named(record, state.pending, "releases")
@@ -261,8 +311,9 @@ def page_matrix(record: dict, checks: list[Check], sections: list[tuple],
     line += [f'<a href="#{DETAILS_ID}">{text}</a>' for text in links]
 
     def where(check: Check) -> str:
-        *_, title, url = ([s for s in sections if check.line and s[0] < check.line]
-                          or [(None, None)])[-1]
+        *_, title, url = (
+            [s for s in sections if check.line and s[0] < check.line] or [(None, None)]
+        )[-1]
         label = html.escape(check.label)
         return f'{label} in <a href="{url}">{html.escape(title)}</a>' if url else label
 
@@ -270,20 +321,30 @@ def page_matrix(record: dict, checks: list[Check], sections: list[tuple],
     for kind, of, fails in zip(KINDS, kinds, failed, strict=True):
         on = "PyTorch " if kind == "releases" else ""
         why = "the last matrix run" if kind == "releases" else "its last run"
-        items += [f"<li>On {on}{name}, {where(check)} {in_readers_terms(message)}.</li>"
-                  for name, failures in fails for check, message in failures]
-        items += [f"<li>Not yet run on {on}{name} (changed since {why}): "
-                  f"{', '.join(map(where, pending))}.</li>"
-                  for name, pending in _named(record, of.pending, kind) if kind != "gpus"]
+        items += [
+            f"<li>On {on}{name}, {where(check)} {in_readers_terms(message)}.</li>"
+            for name, failures in fails
+            for check, message in failures
+        ]
+        items += [
+            f"<li>Not yet run on {on}{name} (changed since {why}): "
+            f"{', '.join(map(where, pending))}.</li>"
+            for name, pending in _named(record, of.pending, kind)
+            if kind != "gpus"
+        ]
     if gpus.unrun:
-        items.append(f"<li>Not yet run on a GPU (marked for CUDA, skipped on a CPU): "
-                     f"{', '.join(map(where, gpus.unrun))}.</li>")
+        items.append(
+            f"<li>Not yet run on a GPU (marked for CUDA, skipped on a CPU): "
+            f"{', '.join(map(where, gpus.unrun))}.</li>"
+        )
     dates = ", ".join(sorted({run["date"] for run in record["releases"].values()}))
-    details = (f'<div class="torch-matrix" id="{DETAILS_ID}"><p><strong>This page in the torch '
-               f"matrix</strong> (every check runs on PyTorch {record['pinned']} with each "
-               f"change; the earlier releases run on CI's runners after it; matrix of {dates}, on "
-               f"a CPU; the checks marked for CUDA run only on a GPU machine, with <code>python "
-               f"-m scripts torch-matrix --cuda</code>):</p><ul>{''.join(items)}</ul></div>")
+    details = (
+        f'<div class="torch-matrix" id="{DETAILS_ID}"><p><strong>This page in the torch '
+        f"matrix</strong> (every check runs on PyTorch {record['pinned']} with each "
+        f"change; the earlier releases run on CI's runners after it; matrix of {dates}, on "
+        f"a CPU; the checks marked for CUDA run only on a GPU machine, with <code>python "
+        f"-m scripts torch-matrix --cuda</code>):</p><ul>{''.join(items)}</ul></div>"
+    )
     return f'<span class="torch-matrix">{"; ".join(line)}</span>', details if items else ""
 
 
@@ -291,8 +352,9 @@ def block_notes(markdown: str, source: str, state: Status) -> str:
     """``markdown`` with a note after each block failing on a release (after its output, if
     shown): the n-th block of ``source``, whose lines the checks give, is its n-th block."""
     blocks = [b for b in code_blocks(markdown) if b.syntax in EXECUTED]
-    nth = {b.lineno: k for k, b in enumerate(b for b in code_blocks(source)
-                                             if b.syntax in EXECUTED)}
+    nth = {
+        b.lineno: k for k, b in enumerate(b for b in code_blocks(source) if b.syntax in EXECUTED)
+    }
     fences = [token.map for token in tokens(markdown) if token.type == "fence"]
     at = {start: k for k, (start, _) in enumerate(fences)}
     lines, notes = markdown.splitlines(), {}
@@ -302,11 +364,26 @@ def block_notes(markdown: str, source: str, state: Status) -> str:
                 block = blocks[nth[check.line]]
                 end = fences[at[block.lineno - 1] + (block.expected_output is not None)][1]
                 fence = lines[block.lineno - 1]
-                notes.setdefault(end, []).extend(["", fence[:len(fence) - len(fence.lstrip())] + (
-                    f'<p class="torch-matrix-difference">On PyTorch {releases} this block '
-                    f"{in_readers_terms(message)}.</p>")])
-    return "\n".join(out for number, line in enumerate(lines, start=1)
-                     for out in (line, *notes.get(number, []))) + "\n" if notes else markdown
+                notes.setdefault(end, []).extend(
+                    [
+                        "",
+                        fence[: len(fence) - len(fence.lstrip())]
+                        + (
+                            f'<p class="torch-matrix-difference">On PyTorch {releases} this block '
+                            f"{in_readers_terms(message)}.</p>"
+                        ),
+                    ]
+                )
+    return (
+        "\n".join(
+            out
+            for number, line in enumerate(lines, start=1)
+            for out in (line, *notes.get(number, []))
+        )
+        + "\n"
+        if notes
+        else markdown
+    )
 
 
 def sections_of(text: str, page) -> list[tuple[int, int, str, str | None]]:
@@ -322,6 +399,7 @@ def sections_of(text: str, page) -> list[tuple[int, int, str, str | None]]:
 def _table(head: list[str], rows: list[list[str]]) -> str:
     def row(cells: list[str], tag: str = "td") -> str:
         return "<tr>" + "".join(f"<{tag}>{cell}</{tag}>" for cell in cells) + "</tr>"
+
     body = "".join(map(row, rows))
     return f"<table><thead>{row(head, 'th')}</thead><tbody>{body}</tbody></table>"
 
@@ -336,10 +414,16 @@ def claims_table(record: dict, checks: list[Check], sections: list[tuple]) -> st
             state, cells = status(record, mine), []
             for release in releases:
                 check, message = (state.failed.get(release) or [(None, "")])[0]
-                cells.append(f"<strong>differs</strong>: {check.label} {in_readers_terms(message)}"
-                             if check else "not yet run" if release in state.pending else "holds")
-            rows.append([f'<a href="{url}">{html.escape(title)}</a>' if url else html.escape(title),
-                         *cells])
+                cells.append(
+                    f"<strong>differs</strong>: {check.label} {in_readers_terms(message)}"
+                    if check
+                    else "not yet run"
+                    if release in state.pending
+                    else "holds"
+                )
+            rows.append(
+                [f'<a href="{url}">{html.escape(title)}</a>' if url else html.escape(title), *cells]
+            )
     return _table(["Claim", *(f"PyTorch {r}" for r in releases)], rows)
 
 
@@ -350,27 +434,46 @@ def paths_table(record: dict) -> str:
 
     def ran(run: dict) -> str:
         s = run["summary"]
-        return (f"{e(run['date'])}: torch {e(run['torch'])}, {s['passed']} passed, "
-                f"{s['failed']} failed, {s['skipped']} skipped")
+        return (
+            f"{e(run['date'])}: torch {e(run['torch'])}, {s['passed']} passed, "
+            f"{s['failed']} failed, {s['skipped']} skipped"
+        )
 
-    paths = [[f"<code>{e(key)}</code>: {e(run['runs'])}",
-              " ".join(f"<code>{e(k)}={e(v)}</code>" for k, v in run["settings"].items()) or "none",
-              f"{e(run['machine']['cpu'])} (flags: "
-              f"{e(', '.join(run['machine']['flags']) or 'none of note')})",
-              f"{e(str(run['capability']))}, {run['threads']} thread(s), "
-              f"oneDNN {'on' if run['onednn'] else 'off'}", ran(run)]
-             for key, run in sorted(record.get("cpu_paths", {}).items())]
-    gpus = [[f"<code>{e(key)}</code>",
-             f"{e(run['gpu']['name'])} (compute capability {e(str(run['gpu']['capability']))})",
-             f"driver {e(str(run['gpu']['driver']))}, CUDA {e(str(run['gpu']['cuda']))}",
-             ran(run) + "".join(f"; benchmark {e(name)} {e(b['outcome'])}"
-                                for name, b in sorted(run.get("benchmark", {}).items()))]
-            for key, run in sorted(record.get("gpus", {}).items())]
-    return (_table(["Path", "Settings", "CPU", "Kernels seen", "Run"], paths) if paths
-            else "<p>No CPU path has been run yet.</p>") + (
-        _table(["GPU run", "GPU", "Driver and CUDA", "Run"], gpus) if gpus else
-        "<p>No GPU run yet: the checks marked for CUDA are not yet run on a GPU "
-        "(<code>python -m scripts torch-matrix --cuda</code> on a GPU machine).</p>")
+    paths = [
+        [
+            f"<code>{e(key)}</code>: {e(run['runs'])}",
+            " ".join(f"<code>{e(k)}={e(v)}</code>" for k, v in run["settings"].items()) or "none",
+            f"{e(run['machine']['cpu'])} (flags: "
+            f"{e(', '.join(run['machine']['flags']) or 'none of note')})",
+            f"{e(str(run['capability']))}, {run['threads']} thread(s), "
+            f"oneDNN {'on' if run['onednn'] else 'off'}",
+            ran(run),
+        ]
+        for key, run in sorted(record.get("cpu_paths", {}).items())
+    ]
+    gpus = [
+        [
+            f"<code>{e(key)}</code>",
+            f"{e(run['gpu']['name'])} (compute capability {e(str(run['gpu']['capability']))})",
+            f"driver {e(str(run['gpu']['driver']))}, CUDA {e(str(run['gpu']['cuda']))}",
+            ran(run)
+            + "".join(
+                f"; benchmark {e(name)} {e(b['outcome'])}"
+                for name, b in sorted(run.get("benchmark", {}).items())
+            ),
+        ]
+        for key, run in sorted(record.get("gpus", {}).items())
+    ]
+    return (
+        _table(["Path", "Settings", "CPU", "Kernels seen", "Run"], paths)
+        if paths
+        else "<p>No CPU path has been run yet.</p>"
+    ) + (
+        _table(["GPU run", "GPU", "Driver and CUDA", "Run"], gpus)
+        if gpus
+        else "<p>No GPU run yet: the checks marked for CUDA are not yet run on a GPU "
+        "(<code>python -m scripts torch-matrix --cuda</code> on a GPU machine).</p>"
+    )
 
 
 def on_page_markdown(markdown: str, *, page, config, files) -> str:

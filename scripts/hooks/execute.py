@@ -1,5 +1,5 @@
 """The execute stage: notebooks executed, figures drawn, articles' downloads made, as parallel
-jobs cached (:mod:`scripts.build.cache`) under a key of all they depend on; only stale ones run."""
+jobs cached (:mod:`scripts.hooks.cache`) under a key of all they depend on; only stale ones run."""
 
 from __future__ import annotations
 
@@ -26,15 +26,22 @@ from nbclient.exceptions import CellExecutionError
 from traitlets.config import Config
 
 from scripts import ROOT
-from scripts.build import article_notebooks
-from scripts.build.cache import contents, get, key, prune, put
+from scripts.hooks import article_notebooks
+from scripts.hooks.cache import contents, get, key, prune, put
 
 log = logging.getLogger("mkdocs.hooks.execute")
 #: How notebooks run (nbclient), part of their keys: one output per stream (chunks depend on
 #: timing), no timestamps, Unix sockets (no TCP warning), the kernel killed when done (a graceful
 #: shutdown can race in ipykernel 7.4 and print an ENOTSOCK traceback into the build's log).
-SETTINGS = {"format": "executed-1", "timeout_s": 600, "coalesce_streams": True, "transport": "ipc",
-            "record_timing": False, "allow_errors": False, "shutdown_kernel": "immediate"}
+SETTINGS = {
+    "format": "executed-1",
+    "timeout_s": 600,
+    "coalesce_streams": True,
+    "transport": "ipc",
+    "record_timing": False,
+    "allow_errors": False,
+    "shutdown_kernel": "immediate",
+}
 
 
 class NotebookFailed(PluginError):
@@ -59,8 +66,9 @@ def notebook_key(notebook: Path) -> str:
     except NoSuchKernel:
         argv = []
     files = [notebook, *(notebook.parent / "data").rglob("*")]
-    return key(json.dumps(SETTINGS, sort_keys=True), json.dumps(argv),
-               *contents(notebook.parent, files))
+    return key(
+        json.dumps(SETTINGS, sort_keys=True), json.dumps(argv), *contents(notebook.parent, files)
+    )
 
 
 def executed(source: Path, key: str = "") -> bytes:
@@ -70,17 +78,29 @@ def executed(source: Path, key: str = "") -> bytes:
     os.makedirs(runtime := jupyter_runtime_dir(), mode=0o700, exist_ok=True)
     sockets = os.path.join(runtime, f"build-{os.getpid()}-{uuid.uuid4().hex[:8]}")
     client = NotebookClient(
-        nb, config=Config({"KernelManager": {"transport": SETTINGS["transport"], "ip": sockets}}),
+        nb,
+        config=Config({"KernelManager": {"transport": SETTINGS["transport"], "ip": sockets}}),
         kernel_name=nb.metadata.get("kernelspec", {}).get("name", "python3"),
-        timeout=SETTINGS["timeout_s"], resources={"metadata": {"path": str(source.parent)}},
-        **{k: v for k, v in SETTINGS.items() if k in NotebookClient.class_trait_names()})
+        timeout=SETTINGS["timeout_s"],
+        resources={"metadata": {"path": str(source.parent)}},
+        **{k: v for k, v in SETTINGS.items() if k in NotebookClient.class_trait_names()},
+    )
     try:
         client.execute()
     except Exception as error:  # a cell raised, or the kernel did not start or died
-        what = (f"this cell raised {error.ename}: {error.evalue}"
-                if isinstance(error, CellExecutionError) else f"{type(error).__name__}: {error}")
-        cell = next((c.source for c in nb.cells if any(
-            o.get("output_type") == "error" for o in c.get("outputs", []))), "")
+        what = (
+            f"this cell raised {error.ename}: {error.evalue}"
+            if isinstance(error, CellExecutionError)
+            else f"{type(error).__name__}: {error}"
+        )
+        cell = next(
+            (
+                c.source
+                for c in nb.cells
+                if any(o.get("output_type") == "error" for o in c.get("outputs", []))
+            ),
+            "",
+        )
         raise NotebookFailed(f"notebook {source.name}: {what}\n{cell}\n") from None
     nb.metadata["execute_key"] = key
     return (nbformat.writes(nb).rstrip("\n") + "\n").encode()
@@ -93,15 +113,20 @@ def declared_names(script: Path, rel: str) -> list[str]:
         tree = ast.parse(script.read_bytes(), filename=rel)
     except SyntaxError as exc:
         raise PluginError(f"figure script {rel} failed to import: SyntaxError: {exc}") from None
-    values = [n.value for n in tree.body if isinstance(n, ast.Assign)
-              and "__all__" in [getattr(t, "id", None) for t in n.targets]]
+    values = [
+        n.value
+        for n in tree.body
+        if isinstance(n, ast.Assign) and "__all__" in [getattr(t, "id", None) for t in n.targets]
+    ]
     if not values:
         raise PluginError(f"figure script {rel} has no __all__ listing its figure functions")
     names = values[0].elts if isinstance(values[0], ast.List | ast.Tuple) else []
     if names and all(isinstance(n, ast.Constant) and isinstance(n.value, str) for n in names):
         return [n.value for n in names]
-    raise PluginError(f"figure script {rel}: __all__ must be a list of names written out, so "
-                      "that the build knows the figures' file names before drawing them")
+    raise PluginError(
+        f"figure script {rel}: __all__ must be a list of names written out, so "
+        "that the build knows the figures' file names before drawing them"
+    )
 
 
 def figure_jobs(root: Path) -> list[Job]:
@@ -109,9 +134,17 @@ def figure_jobs(root: Path) -> list[Job]:
     under ``snippets/`` but the other figure modules, and a format bumped when drawing changes."""
     scripts = sorted((root / "snippets").glob("*/figures.py"))
     shared = key("figures-2", *contents(root, set(root.glob("snippets/**/*")) - set(scripts)))
-    return [Job("figures", key(shared, script.read_bytes()), rel, draw,
-                (script.parent.name, rel, tuple(declared_names(script, rel))))
-            for script in scripts for rel in [script.relative_to(root).as_posix()]]
+    return [
+        Job(
+            "figures",
+            key(shared, script.read_bytes()),
+            rel,
+            draw,
+            (script.parent.name, rel, tuple(declared_names(script, rel))),
+        )
+        for script in scripts
+        for rel in [script.relative_to(root).as_posix()]
+    ]
 
 
 def draw(package: str, rel: str, names: tuple[str, ...]) -> dict[str, bytes]:
@@ -121,16 +154,19 @@ def draw(package: str, rel: str, names: tuple[str, ...]) -> dict[str, bytes]:
         style = importlib.import_module("snippets.figure_style")
         module = importlib.import_module(f"snippets.{package}.figures")
     except Exception as exc:  # noqa: BLE001 - reported with the module's name
-        raise PluginError(f"figure script {rel} failed to import: {type(exc).__name__}: {exc}"
-                          ) from None
+        raise PluginError(
+            f"figure script {rel} failed to import: {type(exc).__name__}: {exc}"
+        ) from None
     drawn = {}
     for name in names:
         for theme in style.THEMES:
             try:
                 svg = style.render_svg(getattr(module, name), theme)
             except Exception as exc:  # noqa: BLE001
-                raise PluginError(f"figure script {rel}, function {name}() ({theme.name} theme) "
-                                  f"failed: {type(exc).__name__}: {exc}") from None
+                raise PluginError(
+                    f"figure script {rel}, function {name}() ({theme.name} theme) "
+                    f"failed: {type(exc).__name__}: {exc}"
+                ) from None
             drawn[f"figures/{package.replace('_', '-')}/{name}-{theme.name}.svg"] = svg
     return drawn
 
@@ -154,31 +190,57 @@ def _worker(root: str, build: int) -> None:
     threading.Thread(target=watch, daemon=True).start()
 
 
-def run(root: Path = ROOT, docs: Path | None = None, articles: tuple[str, ...] = (),
-        site_url: str = "/", cache: Path | None = None) -> list[tuple[Job, Path, bool]]:
+def run(
+    root: Path = ROOT,
+    docs: Path | None = None,
+    articles: tuple[str, ...] = (),
+    site_url: str = "/",
+    cache: Path | None = None,
+) -> list[tuple[Job, Path, bool]]:
     """Run every stale job (the notebooks under ``docs``, ``<root>/docs`` by default; the figure
     modules; the downloads of ``articles``) into ``cache`` (``<root>/.cache``) and prune it.
     Returns each job, its entry's folder and whether it ran now. Raises ``PluginError``."""
     docs, cache = docs or root / "docs", cache or root / ".cache"
-    jobs = [Job("executed", k, nb.relative_to(docs).as_posix(), executed, (nb, k))
-            for nb in sorted(docs.rglob("*.ipynb")) if ".ipynb_checkpoints" not in nb.parts
-            for k in [notebook_key(nb)]]
+    jobs = [
+        Job("executed", k, nb.relative_to(docs).as_posix(), executed, (nb, k))
+        for nb in sorted(docs.rglob("*.ipynb"))
+        if ".ipynb_checkpoints" not in nb.parts
+        for k in [notebook_key(nb)]
+    ]
     jobs += figure_jobs(root) + [
-        Job("articles", article_notebooks.article_key(root, page, site_url), page,
-            article_notebooks.converted, (page, site_url, root)) for page in articles]
+        Job(
+            "articles",
+            article_notebooks.article_key(root, page, site_url),
+            page,
+            article_notebooks.converted,
+            (page, site_url, root),
+        )
+        for page in articles
+    ]
     made = [get(cache / job.kind, job.key) for job in jobs]
     stale = [n for n, entry in enumerate(made) if entry is None]
     if figures := [jobs[n].name for n in stale if jobs[n].kind == "figures"]:
-        log.info("figures: drawing %d module(s) (%d from the cache): %s", len(figures),
-                 sum(job.kind == "figures" for job in jobs) - len(figures), ", ".join(figures))
+        log.info(
+            "figures: drawing %d module(s) (%d from the cache): %s",
+            len(figures),
+            sum(job.kind == "figures" for job in jobs) - len(figures),
+            ", ".join(figures),
+        )
     if stale:  # figures in worker processes, notebooks in threads; articles here, one at a time:
         # markdown-it-py's link encoder (mdurl) has a cache without a lock (IndexError in threads)
         context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(["scripts.build.execute", "matplotlib.pyplot", "torch"])
-        with ThreadPoolExecutor(len(stale)) as threads, ProcessPoolExecutor(
-                os.cpu_count(), context, _worker, (str(root), os.getpid())) as pool:
-            futures = {n: (pool if jobs[n].kind == "figures" else threads).submit(
-                jobs[n].make, *jobs[n].args) for n in stale if jobs[n].kind != "articles"}
+        context.set_forkserver_preload(["scripts.hooks.execute", "matplotlib.pyplot", "torch"])
+        with (
+            ThreadPoolExecutor(len(stale)) as threads,
+            ProcessPoolExecutor(os.cpu_count(), context, _worker, (str(root), os.getpid())) as pool,
+        ):
+            futures = {
+                n: (pool if jobs[n].kind == "figures" else threads).submit(
+                    jobs[n].make, *jobs[n].args
+                )
+                for n in stale
+                if jobs[n].kind != "articles"
+            }
             results = {n: jobs[n].make(*jobs[n].args) for n in stale if jobs[n].kind == "articles"}
             for n, future in futures.items():
                 try:

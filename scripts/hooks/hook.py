@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from mkdocs.plugins import event_priority
 
-from scripts.build import article_notebooks, execute_stage, matrix_notes, notebooks, page_html, zh
+from scripts.hooks import article_notebooks, execute_stage, matrix_notes, notebooks, page_html, zh
 
 #: ``on_config``: ``SOURCE_DATE_EPOCH`` set, before MkDocs dates any page.
 CONFIG = [execute_stage.on_config]
@@ -45,11 +45,13 @@ POST_BUILD = [zh.on_post_build]
 
 def run(steps: list):
     """The event function running ``steps`` in order, each given the item the last returned."""
+
     def event(*item, **context):
         for step in steps:
             out = step(*item, **context)
             item = (out,) if item and out is not None else item
         return item[0] if item else None
+
     return event
 
 

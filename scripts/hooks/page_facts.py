@@ -21,6 +21,6 @@ def add_fact(html: str, fact: str, first: bool = False) -> str:
     if not html.startswith(OPEN, start):
         return f"{html[:at]}{OPEN}{fact}</p>{html[at:]}"
     close = html.index("</p>", start)
-    inside = html[start + len(OPEN):close]
+    inside = html[start + len(OPEN) : close]
     inside = f"{fact}{SEPARATOR}{inside}" if first else f"{inside}{SEPARATOR}{fact}"
     return f"{html[:start]}{OPEN}{inside}{html[close:]}"
