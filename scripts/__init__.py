@@ -1,4 +1,4 @@
-"""The project's code, in three rooms importing one way (commands -> checks -> build): ``build/``
+"""The project's code, in three rooms importing one way (commands -> checks -> hooks): ``hooks/``
 (what ``mkdocs build`` imports), ``checks/`` (checks of a built site) and ``commands/`` (the
 subcommands of ``python -m scripts``). What only the tests use is in ``tests/``."""
 

@@ -30,7 +30,7 @@ def step_functions() -> dict[str, set[str]]:
     """Event name -> ``module.function`` of every ``on_*`` function in ``scripts/hooks/*.py``
     other than hook.py."""
     found: dict[str, set[str]] = {}
-    for path in sorted((ROOT / "scripts" / "build").glob("*.py")):
+    for path in sorted((ROOT / "scripts" / "hooks").glob("*.py")):
         if path.stem in ("__init__", "hook"):
             continue
         module = importlib.import_module(f"scripts.hooks.{path.stem}")

@@ -49,7 +49,7 @@ def test_every_module_of_the_build_is_named():
     named = set(re.findall(r"scripts/hooks/(\w+)\.py", build)) | set(
         re.findall(r"`(\w+)\.on_\w+`", build)
     )
-    modules = {p.stem for p in (ROOT / "scripts" / "build").glob("*.py") if p.stem != "__init__"}
+    modules = {p.stem for p in (ROOT / "scripts" / "hooks").glob("*.py") if p.stem != "__init__"}
     assert modules - named == set(), "CONTRIBUTING.md's build section does not name these"
 
 

@@ -193,7 +193,7 @@ def minimal_project(tmp_path, modules: dict[str, str]):
             {
                 "site_name": "figures",
                 "strict": True,
-                "hooks": [str(ROOT / "scripts" / "build" / "execute_stage.py")],
+                "hooks": [str(ROOT / "scripts" / "hooks" / "execute_stage.py")],
             }
         )
     )

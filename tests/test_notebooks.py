@@ -121,7 +121,7 @@ def test_a_failing_cell_fails_the_site_build(tmp_path):
                 "nav": [{"Broken": "broken.ipynb"}],
                 "plugins": [{"mkdocs-jupyter": jupyter}],
                 "hooks": [
-                    str(ROOT / "scripts" / "build" / name)
+                    str(ROOT / "scripts" / "hooks" / name)
                     for name in ("execute_stage.py", "notebooks.py")
                 ],
             }

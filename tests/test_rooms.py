@@ -1,5 +1,5 @@
 """The project's code in rooms (``scripts/__init__.py``): the build, the checks of a built site and
-the contributor's commands import one way (commands -> checks -> build), with no circle, no name in
+the contributor's commands import one way (commands -> checks -> hooks), with no circle, no name in
 two rooms, one root and one command (``python -m scripts``)."""
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from scripts.__main__ import COMMANDS
 
 #: Each room and the rooms its modules may import (itself included).
 MAY_IMPORT = {
-    "build": {"build"},
-    "checks": {"build", "checks"},
-    "commands": {"build", "checks", "commands"},
+    "hooks": {"hooks"},
+    "checks": {"hooks", "checks"},
+    "commands": {"hooks", "checks", "commands"},
 }
 
 
@@ -117,7 +117,7 @@ def test_every_command_is_a_subcommand():
         if room(name) in ("checks", "commands")
         and re.search(r"^def main\(", path.read_text(encoding="utf-8"), re.M)
     }
-    assert mains == {m for m, _ in COMMANDS.values() if room(m) != "build"}
+    assert mains == {m for m, _ in COMMANDS.values() if room(m) != "hooks"}
     for module, _ in COMMANDS.values():
         assert module in modules(), module
 

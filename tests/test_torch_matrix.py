@@ -522,7 +522,7 @@ def test_build_hook_says_what_was_verified_and_notes_a_difference_at_its_block(t
                 "strict": True,
                 "nav": [{"Page": "page.md"}, {"Other": "other.md"}, {"GPU": "gpu.md"}],
                 "markdown_extensions": ["toc", "attr_list"],
-                "hooks": [str(ROOT / "scripts" / "build" / "matrix_notes.py")],
+                "hooks": [str(ROOT / "scripts" / "hooks" / "matrix_notes.py")],
             }
         )
     )
