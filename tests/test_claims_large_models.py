@@ -12,14 +12,13 @@ import warnings
 
 import pytest
 import torch
-import torch.nn.functional as F
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from torch import nn
 
 from scripts import ROOT
 from snippets.large_models.quantized_tables import lookup, quantize_embedding
-from snippets.large_models.sharded_table import P, RowWiseShardedEmbedding, hashed_rows
+from snippets.large_models.sharded_table import P, hashed_rows
 from tests.claim_register import proves
 from tests.markdown_model import includes_in
 
@@ -327,58 +326,6 @@ def test_hashed_rows_are_always_in_range_and_deterministic(ids, num_rows, seed):
     assert torch.equal(rows, hashed_rows(t, num_rows, seed))
     with pytest.raises(ValueError):
         hashed_rows(torch.tensor([P]), num_rows, seed)
-
-
-@proves("large-rowwise-sharding")
-@FAST
-@given(
-    V=st.integers(1, 100),
-    D=st.integers(1, 8),
-    data=st.data(),
-    seed=st.integers(0, 2**16),
-    dtype=st.sampled_from([torch.float32, torch.float64, torch.bfloat16]),
-)
-def test_rowwise_sharded_lookup_and_gradient_equal_the_unsharded_ones(V, D, data, seed, dtype):
-    """ "The result is the same lookup, bit for bit" and "each shard receives the gradient of its
-    own rows and nothing else", for any table size and dtype, number of shards and ids; and "the
-    partial sums add up to the bag's sum". The table is cut into blocks of
-    ``ceil(V / num_shards)`` rows: ``ceil(V / rows_per_shard)`` shards, at most ``num_shards``."""
-    k = data.draw(st.integers(1, V + 3), label="num_shards")  # more shards than rows, too
-    shape = data.draw(st.sampled_from([(0,), (7,), (3, 5)]), label="ids shape")
-    g = torch.Generator().manual_seed(seed)
-    full = nn.Embedding.from_pretrained(torch.randn(V, D, generator=g).to(dtype), freeze=False)
-    sharded = RowWiseShardedEmbedding(full.weight.detach(), num_shards=k)
-    per = -(-V // k)
-    assert sharded.rows_per_shard == per and len(sharded.shards) == -(-V // per) <= k
-    assert sum(s.num_embeddings for s in sharded.shards) == V
-    ids = torch.randint(V, shape, generator=g)
-
-    out = sharded(ids)
-    assert torch.equal(out, full(ids))
-    if ids.numel() == 0:
-        return  # nothing looked up, nothing to differentiate
-    weights = torch.randn(out.shape, generator=g).to(dtype)
-    (out * weights).sum().backward()
-    (full(ids) * weights).sum().backward()
-    grads = torch.cat(
-        [
-            s.weight.grad if s.weight.grad is not None else torch.zeros_like(s.weight)
-            for s in sharded.shards
-        ]
-    )
-    assert torch.equal(
-        grads, full.weight.grad if full.weight.grad is not None else torch.zeros_like(full.weight)
-    )
-
-    if ids.dim() == 2:
-        owner = ids // sharded.rows_per_shard
-        with torch.no_grad():  # in float64: the bookkeeping, without 16-bit rounding
-            partial = [
-                (sharded(ids).double() * (owner == s).unsqueeze(-1)).sum(dim=1)
-                for s in range(len(sharded.shards))
-            ]
-            pooled = F.embedding_bag(ids, full.weight.double(), mode="sum")
-        torch.testing.assert_close(sum(partial), pooled)
 
 
 # --- The page's output includes stay aligned --------------------------------------------------
