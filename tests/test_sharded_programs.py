@@ -65,11 +65,16 @@ def launches(checkpoint: Path) -> dict[int, list[list[str]]]:
     }
 
 
-def torchrun(k: int, programs: list[list[str]]) -> dict[str, str]:
-    """Run ``programs`` in one ``k``-rank launch; return each program's output (rank 0's)."""
+#: Run where torchrec is installed (tests below), on 2 ranks.
+TORCHREC = ["snippets/sharded_tables/torchrec_rowwise.py"]
+
+
+def torchrun(k: int, programs: list[list[str]], python: str = sys.executable) -> dict[str, str]:
+    """Run ``programs`` in one ``k``-rank launch of ``python``; return each program's output
+    (rank 0's), by program name."""
     names = ", ".join(Path(p[0]).name for p in programs)
     command = [
-        *(sys.executable, "-m", "torch.distributed.run", "--standalone"),
+        *(python, "-m", "torch.distributed.run", "--standalone"),
         *(f"--nproc_per_node={k}", str(DRIVER), json.dumps(programs)),
     ]
     env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(ROOT)}
@@ -124,10 +129,23 @@ def test_every_program_runs_on_its_world_sizes_and_prints_its_golden_output():
     assert not stale, "output differs from the golden file:\n" + "\n".join(stale)
 
 
+def test_torchrec_shards_row_wise_where_it_is_installed():
+    """TorchRec is not pinned (see on_gpus.md); ``TORCHREC_PYTHON`` names a Python that has it."""
+    python = os.environ.get("TORCHREC_PYTHON", sys.executable)
+    probe = [python, "-c", "import importlib.util as u; exit(u.find_spec('torchrec') is None)"]
+    if subprocess.run(probe, check=False).returncode != 0:
+        pytest.skip(
+            "torchrec is not installed (not pinned: snippets/sharded_tables/on_gpus.md says "
+            "which versions run); TORCHREC_PYTHON=<a Python with torchrec> runs this test"
+        )
+    outputs = torchrun(2, [[TORCHREC[0]]], python)
+    assert outputs["torchrec_rowwise"] == golden("torchrec_rowwise", 2).read_text("utf-8")
+
+
 def test_this_module_runs_every_program_on_each_of_its_world_sizes():
     planned = {
         (Path(p[0]).name, k) for k, programs in launches(Path()).items() for p in programs
-    }
+    } | {(Path(TORCHREC[0]).name, 2)}
     declared = {
         (path.name, k)
         for path in sorted(FOLDER.glob("*.py"))

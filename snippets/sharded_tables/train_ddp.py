@@ -105,7 +105,7 @@ def observe(sparse: bool) -> list[str]:
     return [
         f"{kind}: rank 0's table copied to every rank by DDP(...)",
         f"  each step, one bucket per rank: {reduced}",
-        f"  after backward: grad = mean of the ranks' gradients, bit for bit"
+        "  after backward: grad = mean of the ranks' gradients, bit for bit"
         + (" (sparse, coalesced)" if sparse else ""),
         "  one process on all ranks' ids: the same gradient within 1e-6",
         f"  after {STEPS} SGD steps: the replicas equal, bit for bit",
