@@ -4,28 +4,23 @@
 ``python -m torch.distributed.run --standalone --nproc_per_node K tests/sharded_driver.py JSON``,
 where ``JSON`` is a list of ``[path, arg, ...]``. Starting ``K`` Python processes that import
 torch and DTensor costs seconds; one launch serves every program of a world size. The driver
-starts the gloo process group once, with a timeout, so a collective that never completes raises
-in every rank instead of hanging; then it runs each program as ``__main__`` with its arguments
+starts the gloo process group once; then it runs each program as ``__main__`` with its arguments
 (the programs see the group already started and leave it alone) and, on rank 0, prints
 ``==> path`` before each program's output.
 """
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import runpy
 import sys
 
 import torch.distributed as dist
 
-#: Seconds a collective may wait for the other ranks before it raises (below the test's limit).
-COLLECTIVE_TIMEOUT_S = 40
-
 
 def main() -> None:
     programs = json.loads(sys.argv[1])
-    dist.init_process_group("gloo", timeout=dt.timedelta(seconds=COLLECTIVE_TIMEOUT_S))
+    dist.init_process_group("gloo")
     try:
         for path, *args in programs:
             if dist.get_rank() == 0:

@@ -19,6 +19,7 @@ that rank's traceback. ``bench_*.py`` programs are run by hand, not here.
 from __future__ import annotations
 
 import ast
+import difflib
 import json
 import os
 import signal
@@ -118,14 +119,19 @@ def run_all() -> dict[int, dict[str, str]]:
         return {k: torchrun(k, p) for k, p in launches(Path(checkpoint)).items()}
 
 
+@pytest.mark.timeout(2 * LAUNCH_LIMIT_S + 60)  # two launches, each stopped at its limit
 def test_every_program_runs_on_its_world_sizes_and_prints_its_golden_output():
     """One test (one xdist worker), since the 4-rank launch loads the 2-rank launch's save."""
     stale = []
     for k, outputs in run_all().items():
         for name, out in outputs.items():
             path = golden(name, k)
-            if not path.exists() or path.read_text(encoding="utf-8") != out:
-                stale.append(f"{path.relative_to(ROOT)}: printed\n{out}")
+            shown = path.read_text(encoding="utf-8") if path.exists() else ""
+            if shown != out:
+                diff = difflib.unified_diff(
+                    shown.splitlines(), out.splitlines(), "golden", "printed", lineterm=""
+                )
+                stale.append(f"{path.relative_to(ROOT)}:\n" + "\n".join(diff))
     assert not stale, "output differs from the golden file:\n" + "\n".join(stale)
 
 
