@@ -14,11 +14,14 @@ import pytest
 
 from scripts import ROOT
 
-#: Figure modules (``figures.py``, ``figure_style.py``) are drawn by tests/test_figures.py instead.
+#: Figure modules (``figures.py``, ``figure_style.py``) are drawn by tests/test_figures.py instead;
+#: a program that defines ``WORLD_SIZES`` is one rank of a ``torchrun`` job and runs on real
+#: processes in tests/test_sharded_programs.py.
 SNIPPETS = sorted(
     p
     for p in (ROOT / "snippets").rglob("*.py")
     if p.name not in ("__init__.py", "figures.py", "figure_style.py")
+    and "\nWORLD_SIZES = " not in p.read_text(encoding="utf-8")
 )
 
 #: Command-line arguments a snippet gets when the tests run it (default: none).
