@@ -38,14 +38,13 @@ import pytest
 from _pytest.assertion.rewrite import rewrite_asserts
 from pytest_codeblocks import plugin as codeblocks
 
+from scripts.hooks.markdown_blocks import code_blocks
+
 #: The command that rewrites every expected output from what the code prints now
 #: (scripts/commands/refresh_outputs.py; it takes no page: it refreshes them all).
 REFRESH_COMMAND = "python -m scripts refresh-outputs"
 #: Lines of the block shown above the failing statement.
 CONTEXT_LINES = 3
-EXPECTED_OUTPUT_MARKER = re.compile(
-    r"<!--[-\s]*pytest-codeblocks:expected-output(-ignore-whitespace)?[-\s]*-->"
-)
 
 
 class OutputMismatch(AssertionError):
@@ -61,27 +60,14 @@ class OutputMismatch(AssertionError):
         self.expected, self.printed, self.first_line = expected, printed, first_line
 
 
-def expected_output_line(lines: list[str], fence_line: int) -> int | None:
-    """The 1-based line of the first expected-output line of the block whose fence opens on
-    ``fence_line`` (1-based) in ``lines`` (the Markdown file's lines), read as pytest-codeblocks
-    reads it: past the block's closing fence and blank lines, the expected-output marker, then
-    the next fence. ``None`` when the marker or its fence is missing."""
-    opening = lines[fence_line - 1].lstrip()
-    ticks = "`" * (len(opening) - len(opening.lstrip("`")))
-    n = fence_line  # 0-based index of the line after the opening fence
-    while n < len(lines) and not lines[n].lstrip().startswith(ticks):
-        n += 1
-    n += 1
-    found_marker = False
-    while n < len(lines):
-        line = lines[n].strip()
-        if line.startswith("```") and found_marker:
-            return n + 2
-        if EXPECTED_OUTPUT_MARKER.fullmatch(line):
-            found_marker = True
-        elif line and not line.startswith("<!--"):
-            return None
-        n += 1
+def expected_output_line(text: str, fence_line: int) -> int | None:
+    """The 1-based line, in the Markdown ``text``, of the first expected-output line of the
+    block whose fence opens on ``fence_line`` (1-based): the page read by the build's reader
+    (:func:`scripts.hooks.markdown_blocks.code_blocks`, which reads the blocks and their
+    expected outputs as pytest-codeblocks does). ``None`` when the block shows no output."""
+    for block in code_blocks(text):
+        if block.lineno == fence_line and block.output is not None:
+            return block.output[0] + 1
     return None
 
 
@@ -141,8 +127,8 @@ class TestBlock(codeblocks.TestBlock):
         if self.obj.expected_output_ignore_whitespace:
             a, b = re.sub(r"\s+", "", a), re.sub(r"\s+", "", b)
         if a != b:
-            lines = self.path.read_text(encoding="utf-8").splitlines()
-            raise OutputMismatch(expected, printed, expected_output_line(lines, self.obj.lineno))
+            text = self.path.read_text(encoding="utf-8")
+            raise OutputMismatch(expected, printed, expected_output_line(text, self.obj.lineno))
 
     def repr_failure(self, excinfo, style=None):
         """``page:line: what failed``, then the lines that show it: the block up to the failing

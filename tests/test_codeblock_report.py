@@ -166,10 +166,9 @@ def test_a_passing_block_with_output_passes(report):
 
 
 def test_expected_output_line_finds_the_output_after_its_marker():
-    lines = PAGE.splitlines()
-    assert expected_output_line(lines, FENCES["passes"]) == 11
-    assert expected_output_line(lines, FENCES["output"]) == 45
-    assert expected_output_line(lines, FENCES["assert"]) is None
+    assert expected_output_line(PAGE, FENCES["passes"]) == 11
+    assert expected_output_line(PAGE, FENCES["output"]) == 45
+    assert expected_output_line(PAGE, FENCES["assert"]) is None
 
 
 def test_numbered_diff_numbers_expected_lines_from_the_first():

@@ -16,6 +16,7 @@ import pytest
 from scripts import ROOT
 from scripts.__main__ import COMMANDS
 from scripts.hooks import hook
+from tests.markdown_model import fenced_lines, heading_ids
 
 CONTRIBUTING = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
 MAINTAINING = (ROOT / "MAINTAINING.md").read_text(encoding="utf-8")
@@ -49,20 +50,11 @@ def section(text: str, title: str) -> str:
 
 
 def prose(text: str) -> str:
-    """``text`` without its fenced blocks (their lines blanked, so line numbers hold)."""
-    out, fence = [], None
-    for line in text.splitlines():
-        stripped = line.lstrip()
-        if fence is None and stripped.startswith(("```", "~~~")):
-            fence = stripped[:3]
-            out.append("")
-        elif fence is not None:
-            out.append("")
-            if stripped.startswith(fence):
-                fence = None
-        else:
-            out.append(line)
-    return "\n".join(out)
+    """``text`` with the lines of its fenced blocks blanked (``tests/markdown_model.py`` finds
+    them), so line numbers hold."""
+    lines = text.splitlines()
+    inside = fenced_lines(lines)
+    return "\n".join("" if n in inside else line for n, line in enumerate(lines, start=1))
 
 
 def list_items(text: str) -> list[str]:
@@ -80,14 +72,10 @@ def list_items(text: str) -> list[str]:
     return [item for item in items if item]
 
 
-def github_anchor(heading: str) -> str:
-    """The id GitHub gives a Markdown heading: lower case, punctuation dropped, spaces to ``-``."""
-    text = re.sub(r"[^\w\- ]", "", heading.strip().lower())
-    return text.replace(" ", "-")
-
-
 def anchors(text: str) -> set[str]:
-    return {github_anchor(h) for h in re.findall(r"^#{1,6} (.+)$", prose(text), re.M)}
+    """The ids of the headings of the Markdown ``text``, as the site's ``toc`` makes them (for
+    these headings, GitHub's too)."""
+    return {anchor for _, anchor, _ in heading_ids(text)}
 
 
 def test_the_steps_are_listed_in_the_order_the_hook_runs_them():
