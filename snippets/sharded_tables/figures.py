@@ -4,6 +4,7 @@ Each public function takes a :class:`~snippets.figure_style.Theme` and returns a
 ``Figure``; the build renders it to ``figures/sharded-tables/<function>-light.svg`` and
 ``-dark.svg``. What is drawn is computed here with PyTorch (``torch.manual_seed(0)``), with the
 same masked lookup the page runs on real ranks, and asserted, so the picture cannot drift.
+``sharded_step_time`` is drawn from the benchmark record, in ``cost_figure.py``.
 """
 
 from __future__ import annotations
@@ -14,8 +15,9 @@ from matplotlib.patches import FancyArrowPatch
 
 from snippets.figure_style import Theme, draw_grid, new_diagram
 from snippets.sharded_tables.by_hand import masked_lookup, row_range
+from snippets.sharded_tables.cost_figure import sharded_step_time
 
-__all__ = ["rows_across_ranks"]
+__all__ = ["rows_across_ranks", "sharded_step_time"]
 
 FONT = 10
 
