@@ -41,7 +41,7 @@ def width_sweep(theme: Theme) -> Figure:
     ax.plot(WIDTHS, medians, color=theme.accent, marker="o", zorder=4, label="median of 5 seeds")
     for x, name in ((3, "4th root"), (21, "fastai")):
         ax.axvline(x, color=theme.muted, linestyle="--", linewidth=1)
-        ax.text(x * 1.06, 0.95, name, color=theme.fg, fontsize=10, va="top",
+        ax.text(x / 1.06, 0.03, name, color=theme.fg, fontsize=10, ha="right", va="bottom",
                 transform=ax.get_xaxis_transform())
     ax.set_xscale("log", base=2)
     ax.set_xticks(WIDTHS, [str(d) for d in WIDTHS])
@@ -50,5 +50,6 @@ def width_sweep(theme: Theme) -> Figure:
     ax.tick_params(colors=theme.fg, labelsize=10)
     for spine in ax.spines.values():
         spine.set_color(theme.muted)
-    ax.legend(loc="lower left", fontsize=10, frameon=False, labelcolor=theme.fg)
+    ax.set_ylim(0, 1.0)
+    ax.legend(loc="upper right", fontsize=10, frameon=False, labelcolor=theme.fg)
     return fig
