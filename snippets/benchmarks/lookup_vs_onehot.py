@@ -571,6 +571,27 @@ def load_results(directory: Path = RESULTS_DIR, *, allow_quick: bool = False) ->
     return sets
 
 
+def compare_ratios(mine: dict, reference: dict) -> list[dict]:
+    """Each method's time over the lookup's (``ratio_to_embedding``) in two data sets of
+    :func:`load_results`, at every sweep, size and pass that both ran.
+
+    ``mine`` and ``reference`` are data-set dicts (schema :data:`SCHEMA`), for instance a new GPU's
+    and the committed H200's. Returns one dict per shared row: ``sweep``, ``V``, ``N``, ``D``
+    (ints), ``method``, ``pass`` and the two ratios, ``mine`` and ``reference`` (floats, no unit),
+    in the order of ``reference``'s rows. Raises ``ValueError`` if they share no row.
+    """
+    key = ("sweep", "V", "N", "D", "method", "pass")
+    ours = {tuple(r[k] for k in key): r["ratio_to_embedding"] for r in mine["rows"]}
+    pairs = [
+        {**dict(zip(key, k)), "mine": ours[k], "reference": r["ratio_to_embedding"]}
+        for r in reference["rows"]
+        if (k := tuple(r[k] for k in key)) in ours
+    ]
+    if not pairs:
+        raise ValueError("the two data sets share no sweep, size, method and pass")
+    return pairs
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--quick", action="store_true",
@@ -620,6 +641,12 @@ def main(argv: list[str] | None = None) -> Path:
     args = parse_args(argv)
     if args.quick and args.output is not None and args.output.resolve().is_relative_to(RESULTS_DIR):
         raise SystemExit("a --quick run must not write into results/ (committed data)")
+    if args.device == "cuda" and args.output is None and not args.quick:
+        raise SystemExit(
+            "a CUDA run needs --output: results/cuda.json holds the H200's data set, which the "
+            "benchmarks page checks; write yours elsewhere (e.g. --output my-gpu/cuda.json) and "
+            "compare it with compare_ratios()"
+        )
     started = time.perf_counter()
     machine = describe_machine(args)
     if args.models:
