@@ -580,13 +580,14 @@ def compare_ratios(mine: dict, reference: dict) -> list[dict]:
     (ints), ``method``, ``pass`` and the two ratios, ``mine`` and ``reference`` (floats, no unit),
     in the order of ``reference``'s rows. Raises ``ValueError`` if they share no row.
     """
-    key = ("sweep", "V", "N", "D", "method", "pass")
-    ours = {tuple(r[k] for k in key): r["ratio_to_embedding"] for r in mine["rows"]}
-    pairs = [
-        {**dict(zip(key, k)), "mine": ours[k], "reference": r["ratio_to_embedding"]}
-        for r in reference["rows"]
-        if (k := tuple(r[k] for k in key)) in ours
-    ]
+    fields = ("sweep", "V", "N", "D", "method", "pass")
+    ours = {tuple(r[f] for f in fields): r["ratio_to_embedding"] for r in mine["rows"]}
+    pairs = []
+    for row in reference["rows"]:
+        where = tuple(row[f] for f in fields)
+        if where in ours:
+            pairs.append({**dict(zip(fields, where, strict=True)), "mine": ours[where],
+                          "reference": row["ratio_to_embedding"]})
     if not pairs:
         raise ValueError("the two data sets share no sweep, size, method and pass")
     return pairs
