@@ -15,7 +15,9 @@ It writes ``snippets/benchmarks/results/<device>.json`` (``cpu.json``). ``--quic
 in a few seconds (the test suite runs it) and writes to a temporary folder that is deleted
 afterwards, unless ``--output`` names a file; it refuses to write into ``results/``, so a quick run
 never replaces committed data. ``--device cuda`` runs the torch methods on a GPU (SciPy is
-skipped, memory comes from ``torch.cuda.max_memory_allocated``) and writes ``results/cuda.json``.
+skipped, memory comes from ``torch.cuda.max_memory_allocated``) and needs ``--output``:
+``results/cuda.json`` holds the H200's reference data set, which the benchmarks page checks, so a
+CUDA run writes a new file and :func:`compare_ratios` compares it with the H200's.
 
 ``--models`` runs the model-scale sweep instead: the embedding tables of GPT-2 (50,257 x 768),
 Llama 3 (128,256 x 4,096) and a 256k vocabulary (256,000 x 2,048), in float32 and bfloat16, the
