@@ -71,7 +71,12 @@ def _tied_models(vocab: int, heads: int, head_dim: int) -> list[tuple[type, obje
         (
             T5ForConditionalGeneration,
             T5Config(
-                vocab_size=vocab, d_model=D, d_kv=head_dim, d_ff=2 * D, num_layers=1, num_heads=heads
+                vocab_size=vocab,
+                d_model=D,
+                d_kv=head_dim,
+                d_ff=2 * D,
+                num_layers=1,
+                num_heads=heads,
             ),
             [
                 "shared.weight",
@@ -286,7 +291,8 @@ def _table(rows: int, width: int, seed: int) -> torch.Tensor:
 def test_cosine_and_dot_product_rank_rows_of_one_length_the_same(rows, width, length, seed):
     """ "When every row has the same length, the two rank the rows the same way": for any table
     whose rows all have one length and any vector, the rows in cosine order have dot products
-    that never increase (up to float32 rounding), so the top row by one is a top row by the other."""
+    that never increase (up to float32 rounding), so the top row by one is a top row by the
+    other."""
     W = F.normalize(_table(rows, width, seed), dim=1) * length
     h = _table(1, width, seed + 1)[0]
     cosine = F.cosine_similarity(h[None], W, dim=1)
