@@ -522,7 +522,10 @@ def test_build_hook_says_what_was_verified_and_notes_a_difference_at_its_block(t
                 "strict": True,
                 "nav": [{"Page": "page.md"}, {"Other": "other.md"}, {"GPU": "gpu.md"}],
                 "markdown_extensions": ["toc", "attr_list"],
-                "hooks": [str(ROOT / "scripts" / "hooks" / "matrix_notes.py")],
+                "hooks": [
+                    str(ROOT / "scripts" / "hooks" / name)
+                    for name in ("matrix_notes.py", "page_facts.py")
+                ],
             }
         )
     )

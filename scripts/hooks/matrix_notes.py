@@ -18,7 +18,8 @@ from pymdownx.snippets import SnippetPreprocessor
 
 from scripts import root_of
 from scripts.hooks.markdown_blocks import code_blocks, sections, toc_entries, tokens
-from scripts.hooks.page_facts import add_fact
+from scripts.hooks.page_facts import set_fact
+from scripts.hooks.page_text import language_of
 
 CLAIMS_MARKER = "<!-- torch-matrix: claims-by-release -->"
 PATHS_MARKER = "<!-- torch-matrix: cpu-paths -->"
@@ -244,29 +245,35 @@ def release_list(names: list[str]) -> str:
     return f"{', '.join(names[:-1])} and {names[-1]}" if len(names) > 1 else "".join(names)
 
 
-def _count(n: int, noun: str = "check") -> str:
-    return f"{n} {noun}{'s' if n != 1 else ''}"
-
-
-def _named(record: dict, by_run: dict[str, list], kind: str) -> list[tuple[str, list]]:
-    """``[(name, items)]`` of ``by_run``: releases with the same items share a name (``2.14.1 and
-    2.13.0``); a CPU path run is named ``CPU path <key>``, a GPU run by its GPU and torch."""
+def _named(record: dict, by_run: dict[str, list], kind: str) -> list[tuple[dict, list]]:
+    """``[(run, items)]`` of ``by_run`` (a run's name in the record -> its items), each run as
+    the data the partials' ``run`` macro names: releases with the same items share one
+    (``{"kind": "releases", "names": ["2.14.1", "2.13.0"]}``); a CPU path run is
+    ``{"kind": "cpu_path", "key": ...}``, a GPU run ``{"kind": "gpu", "gpu": its name,
+    "torch": its release}``."""
     if kind == "releases":
         groups: dict[str, tuple[list[str], list]] = {}
         for release, items in by_run.items():
             groups.setdefault(repr(items), ([], items))[0].append(release)
-        return [(release_list(names), items) for names, items in groups.values()]
-    return [
-        (
-            f"CPU path {key}"
-            if kind == "cpu_paths"
-            else html.escape(
-                f"GPU {record['gpus'][key]['gpu']['name']} (torch {record['gpus'][key]['torch']})"
-            ),
-            items,
-        )
-        for key, items in sorted(by_run.items())
-    ]
+        return [({"kind": "releases", "names": names}, items) for names, items in groups.values()]
+    named = []
+    for key, items in sorted(by_run.items()):
+        if kind == "cpu_paths":
+            run = {"kind": "cpu_path", "key": key}
+        else:
+            entry = record["gpus"][key]
+            run = {"kind": "gpu", "gpu": entry["gpu"]["name"], "torch": entry["torch"]}
+        named.append((run, items))
+    return named
+
+
+def run_name(run: dict) -> str:
+    """A run of :func:`_named` in English (HTML), as the list at a page's end names it."""
+    if run["kind"] == "releases":
+        return release_list(run["names"])
+    if run["kind"] == "cpu_path":
+        return f"CPU path {run['key']}"
+    return html.escape(f"GPU {run['gpu']} (torch {run['torch']})")
 
 
 def in_readers_terms(message: str) -> str:
@@ -279,64 +286,91 @@ def in_readers_terms(message: str) -> str:
     return f"fails with <code>{html.escape(message)}</code>"
 
 
-def page_matrix(
-    record: dict, checks: list[Check], sections: list[tuple], href: str | None = None
-) -> tuple[str, str]:
-    """A page's part of its facts line (HTML: its checks passed on which releases, CPU paths,
-    linked to ``href``, and GPUs; a link per kind of difference) and its list at the end, naming
-    each check failing or not yet run, a block with its section (``sections``; ``""``: none)."""
-    state, paths, gpus = kinds = [status(record, checks, kind) for kind in KINDS]
-    link = (lambda text: f'<a href="{href}">{text}</a>') if href else str
-    line = [
-        f"<strong>Verified</strong>: {_count(len(state.checks))} on torch "
-        f"{release_list(state.passed)}"
-    ]
+def matrix_facts(releases: Status, paths: Status, gpus: Status, record: dict) -> dict:
+    """A page's part of its facts line, as the data of the partials' ``matrix`` macro: how many
+    checks passed on which releases, on how many CPU paths of how many machines (``paths``,
+    ``None`` when none passed), its CUDA checks on which releases and GPUs (``cuda``, ``None``
+    unless a GPU run passed them all), and each difference, in this order: failures on releases
+    and on CPU paths, releases that have not run a check as it is today, CPU paths that have
+    not, failures on GPUs, CUDA checks that no GPU run ran."""
+    facts = {
+        "checks": len(releases.checks),
+        "releases": releases.passed,
+        "paths": None,
+        "cuda": None,
+        "details_id": DETAILS_ID,
+        "differences": [],
+    }
     if paths.passed:
-        machines = _count(len({key.rsplit("/", 1)[0] for key in paths.passed}), "machine")
-        line[0] += f" and {link(_count(len(paths.passed), 'CPU path') + ' of ' + machines)}"
+        machines = {key.rsplit("/", 1)[0] for key in paths.passed}
+        facts["paths"] = {"count": len(paths.passed), "machines": len(machines)}
     if gpus.checks and gpus.passed:
         runs = [record["gpus"][key] for key in gpus.passed]
-        line.append(
-            f"{_count(len(gpus.checks), 'CUDA check')} on torch "
-            f"{release_list(sorted({run['torch'] for run in runs}))} and "
-            f"{link(_count(len({run['gpu']['name'] for run in runs}), 'GPU'))}"
-        )
-    failed = [_named(record, of.failed, kind) for kind, of in zip(KINDS, kinds, strict=True)]
-    links = [f"{len(f)} differ{'s' * (len(f) == 1)} on {name}" for name, f in failed[0] + failed[1]]
-    pending = _named(record, state.pending, "releases")
-    links += [f"{len(p)} not yet run on {name}" for name, p in pending]
-    links += [f"not yet run on {_count(len(paths.pending), 'CPU path')}"] * bool(paths.pending)
-    links += [f"{len(f)} differ{'s' * (len(f) == 1)} on {name}" for name, f in failed[2]]
-    links += [f"{len(gpus.unrun)} not yet run on a GPU"] * bool(gpus.unrun)
-    line += [f'<a href="#{DETAILS_ID}">{text}</a>' for text in links]
+        facts["cuda"] = {
+            "checks": len(gpus.checks),
+            "releases": sorted({run["torch"] for run in runs}),
+            "gpus": len({run["gpu"]["name"] for run in runs}),
+        }
+    differences = facts["differences"]
+    failed_somewhere = _named(record, releases.failed, "releases")
+    failed_somewhere += _named(record, paths.failed, "cpu_paths")
+    for run, failures in failed_somewhere:
+        differences.append({"kind": "differs", "count": len(failures), "run": run})
+    for run, pending in _named(record, releases.pending, "releases"):
+        differences.append({"kind": "not run", "count": len(pending), "run": run})
+    if paths.pending:
+        differences.append({"kind": "paths not run", "count": len(paths.pending)})
+    for run, failures in _named(record, gpus.failed, "gpus"):
+        differences.append({"kind": "differs", "count": len(failures), "run": run})
+    if gpus.unrun:
+        differences.append({"kind": "not run on a GPU", "count": len(gpus.unrun)})
+    return facts
+
+
+def page_matrix(
+    record: dict, checks: list[Check], sections: list[tuple], href: str | None = None
+) -> tuple[dict, str]:
+    """A page's part of its facts line, as data (:func:`matrix_facts`; ``paths_href``: ``href``,
+    the CPU paths' table, which the counts of CPU paths and GPUs link to) and its list at the end
+    (HTML, ``""`` when empty): each check failing or not yet run, on which run, a block named
+    with its section (``sections``, of :func:`sections_of`)."""
+    releases = status(record, checks, "releases")
+    paths = status(record, checks, "cpu_paths")
+    gpus = status(record, checks, "gpus")
+    facts = {**matrix_facts(releases, paths, gpus, record), "paths_href": href}
 
     def where(check: Check) -> str:
-        *_, title, url = (
-            [s for s in sections if check.line and s[0] < check.line] or [(None, None)]
-        )[-1]
+        """The check's label, and the section its block is in, linked."""
+        above = [s for s in sections if check.line and s[0] < check.line]
         label = html.escape(check.label)
-        return f'{label} in <a href="{url}">{html.escape(title)}</a>' if url else label
+        if not above or above[-1][3] is None:
+            return label
+        *_, title, url = above[-1]
+        return f'{label} in <a href="{url}">{html.escape(title)}</a>'
 
     items = []
-    for kind, of, fails in zip(KINDS, kinds, failed, strict=True):
+    for kind, of in zip(KINDS, (releases, paths, gpus), strict=True):
         on = "PyTorch " if kind == "releases" else ""
         why = "the last matrix run" if kind == "releases" else "its last run"
-        items += [
-            f"<li>On {on}{name}, {where(check)} {in_readers_terms(message)}.</li>"
-            for name, failures in fails
-            for check, message in failures
-        ]
-        items += [
-            f"<li>Not yet run on {on}{name} (changed since {why}): "
-            f"{', '.join(map(where, pending))}.</li>"
-            for name, pending in _named(record, of.pending, kind)
-            if kind != "gpus"
-        ]
+        for run, failures in _named(record, of.failed, kind):
+            for check, message in failures:
+                items.append(
+                    f"<li>On {on}{run_name(run)}, {where(check)} {in_readers_terms(message)}.</li>"
+                )
+        if kind == "gpus":
+            continue  # a GPU run that skipped a check is listed below, once for all runs
+        for run, pending in _named(record, of.pending, kind):
+            items.append(
+                f"<li>Not yet run on {on}{run_name(run)} (changed since {why}): "
+                f"{', '.join(map(where, pending))}.</li>"
+            )
     if gpus.unrun:
         items.append(
             f"<li>Not yet run on a GPU (marked for CUDA, skipped on a CPU): "
             f"{', '.join(map(where, gpus.unrun))}.</li>"
         )
+    if not items:
+        return facts, ""
     dates = ", ".join(sorted({run["date"] for run in record["releases"].values()}))
     details = (
         f'<div class="torch-matrix" id="{DETAILS_ID}"><p><strong>This page in the torch '
@@ -345,45 +379,44 @@ def page_matrix(
         f"a CPU; the checks marked for CUDA run only on a GPU machine, with <code>python "
         f"-m scripts torch-matrix --cuda</code>):</p><ul>{''.join(items)}</ul></div>"
     )
-    return f'<span class="torch-matrix">{"; ".join(line)}</span>', details if items else ""
+    return facts, details
 
 
-def block_notes(markdown: str, source: str, state: Status) -> str:
+def block_notes(markdown: str, source: str, state: Status, lang: str = "") -> str:
     """``markdown`` with a note after each block failing on a release (after its output, if
-    shown): the n-th block of ``source``, whose lines the checks give, is its n-th block."""
+    shown): the n-th block of ``source``, whose lines the checks give, is its n-th block.
+    ``lang``: the note's ``lang`` attribute (``"en"`` on a page in another language), if any."""
     blocks = [b for b in code_blocks(markdown) if b.syntax in EXECUTED]
-    nth = {
-        b.lineno: k for k, b in enumerate(b for b in code_blocks(source) if b.syntax in EXECUTED)
-    }
+    executed_in_source = [b for b in code_blocks(source) if b.syntax in EXECUTED]
+    nth = {b.lineno: k for k, b in enumerate(executed_in_source)}
     fences = [token.map for token in tokens(markdown) if token.type == "fence"]
     at = {start: k for k, (start, _) in enumerate(fences)}
+    attribute = f' lang="{lang}"' if lang else ""
     lines, notes = markdown.splitlines(), {}
-    for releases, failures in _named({}, state.failed, "releases"):
+    for run, failures in _named({}, state.failed, "releases"):
         for check, message in failures:
-            if nth.get(check.line, len(blocks)) < len(blocks):
-                block = blocks[nth[check.line]]
-                end = fences[at[block.lineno - 1] + (block.expected_output is not None)][1]
-                fence = lines[block.lineno - 1]
-                notes.setdefault(end, []).extend(
-                    [
-                        "",
-                        fence[: len(fence) - len(fence.lstrip())]
-                        + (
-                            f'<p class="torch-matrix-difference">On PyTorch {releases} this block '
-                            f"{in_readers_terms(message)}.</p>"
-                        ),
-                    ]
-                )
-    return (
-        "\n".join(
-            out
-            for number, line in enumerate(lines, start=1)
-            for out in (line, *notes.get(number, []))
-        )
-        + "\n"
-        if notes
-        else markdown
-    )
+            k = nth.get(check.line)
+            if k is None or k >= len(blocks):
+                continue  # the page has no such block (it changed since the run)
+            block = blocks[k]
+            fence = at[block.lineno - 1]
+            if block.expected_output is not None:
+                fence += 1  # the note goes after the output the page shows
+            end = fences[fence][1]
+            opening = lines[block.lineno - 1]
+            indent = opening[: len(opening) - len(opening.lstrip())]
+            note = (
+                f'{indent}<p class="torch-matrix-difference"{attribute}>On PyTorch '
+                f"{run_name(run)} this block {in_readers_terms(message)}.</p>"
+            )
+            notes.setdefault(end, []).extend(["", note])
+    if not notes:
+        return markdown
+    out = []
+    for number, line in enumerate(lines, start=1):
+        out.append(line)
+        out.extend(notes.get(number, []))
+    return "\n".join(out) + "\n"
 
 
 def sections_of(text: str, page) -> list[tuple[int, int, str, str | None]]:
@@ -477,27 +510,37 @@ def paths_table(record: dict) -> str:
 
 
 def on_page_markdown(markdown: str, *, page, config, files) -> str:
-    """Put a note after each block that fails on a covered release."""
-    record = read_record(root := root_of(config))
+    """Put a note after each block that fails on a covered release (MkDocs event), in English
+    (``lang="en"``) on a page in another language."""
+    root = root_of(config)
+    record = read_record(root)
     # A Chinese page (x.zh.md) shows its English page's blocks, in order: their checks and notes.
     uri = getattr(page.file, "norm_src_uri", None) or page.file.src_uri
     if not record.get("releases") or not uri.endswith(".md"):
         return markdown
     state = status(record, page_checks(root, record, uri))
+    if not state.failed:
+        return markdown
     source = (root / "docs" / uri).read_text(encoding="utf-8")
-    return block_notes(markdown, source, state) if state.failed else markdown
+    lang = "en" if language_of(page) != "en" else ""
+    return block_notes(markdown, source, state, lang)
 
 
 def on_page_content(html_: str, *, page, config, files) -> str:
-    """Add the matrix's part to the page's facts line and its list at the end; fill the tables."""
-    record = read_record(root := root_of(config))
+    """Put the matrix's part of the facts line on the page (:func:`page_matrix`;
+    :func:`scripts.hooks.page_facts.set_fact`, ``matrix``), add its list at the end, fill the
+    claims' and CPU paths' tables (MkDocs event)."""
+    root = root_of(config)
+    record = read_record(root)
     if not record.get("releases"):
         return html_.replace(CLAIMS_MARKER, "").replace(PATHS_MARKER, "")
     # A Chinese page (x.zh.md) has its English page's blocks, proven there: its English checks.
     uri = getattr(page.file, "norm_src_uri", None) or page.file.src_uri
-    markdown = uri.endswith(".md")
-    checks = page_checks(root, record, uri, CLAIM_ID.findall(html_) if markdown else [])
-    sections = sections_of((root / "docs" / uri).read_text("utf-8"), page) if markdown else []
+    claims, sections = [], []
+    if uri.endswith(".md"):
+        claims = CLAIM_ID.findall(html_)
+        sections = sections_of((root / "docs" / uri).read_text("utf-8"), page)
+    checks = page_checks(root, record, uri, claims)
     if CLAIMS_MARKER in html_:
         html_ = html_.replace(CLAIMS_MARKER, claims_table(record, checks, sections))
     if PATHS_MARKER in html_:
@@ -505,6 +548,10 @@ def on_page_content(html_: str, *, page, config, files) -> str:
     if not checks:
         return html_
     target = files.get_file_from_path("claims.md")  # with the CPU paths' table
-    href = f"{target.url_relative_to(page.file)}#cpu-kernel-paths" if target is not None else None
-    line, details = page_matrix(record, checks, sections, href)
-    return add_fact(html_ + details, line) if "</h1>" in html_ else html_ + details
+    href = None
+    if target is not None:
+        href = f"{target.url_relative_to(page.file)}#cpu-kernel-paths"
+    facts, details = page_matrix(record, checks, sections, href)
+    if "</h1>" in html_:  # a page without a title has no facts line
+        set_fact(page, "matrix", facts)
+    return html_ + details
