@@ -48,6 +48,7 @@ from scripts.commands.torch_matrix import (
     pinned_release,
 )
 from scripts.hooks.matrix_notes import block_fingerprint, code_meaning, file_fingerprint
+from scripts.hooks.page_facts import facts_line
 
 WORKFLOW = ROOT / ".github" / "workflows" / "torch-matrix.yml"
 
@@ -731,7 +732,8 @@ def test_a_page_counts_the_cpu_paths_its_checks_passed_on(monkeypatch):
     assert state.passed == ["9.2.0"] and not state.failed and not state.pending
     assert sorted(paths.passed) == sorted(keys[:3])
     assert list(paths.failed) == [keys[3]]
-    line, details = hook.page_matrix(record, [check], [], "../claims/#cpu-kernel-paths")
+    facts, details = hook.page_matrix(record, [check], [], "../claims/#cpu-kernel-paths")
+    line = facts_line({"matrix": facts}, "en")
     assert (
         'on torch 9.2.0 and <a href="../claims/#cpu-kernel-paths">3 CPU paths of 2 '
         "machines</a>" in line
@@ -842,6 +844,7 @@ def test_the_build_imports_no_markdown_model_for_the_matrix():
         "scripts.hooks.markdown_blocks",
         "scripts.hooks.matrix_notes",
         "scripts.hooks.page_facts",
+        "scripts.hooks.page_text",
     ]
 
 
@@ -1057,7 +1060,8 @@ def test_the_facts_line_says_and_1_gpu_only_with_a_gpu_record(gpu_run, verified)
         "cpu_paths": {cpu_path_key("x86_64", EPYC, "native"): _path_run("native", EPYC)},
         "gpus": {"nvidia-h200/2.11.0+cu130": gpu_run} if gpu_run else {},
     }
-    line, details = hook.page_matrix(record, checks, [], "../claims/#cpu-kernel-paths")
+    facts, details = hook.page_matrix(record, checks, [], "../claims/#cpu-kernel-paths")
+    line = facts_line({"matrix": facts}, "en")
     assert "<strong>Verified</strong>: 1 check on torch 9.2.0 and " in line
     assert (
         '1 CUDA check on torch 2.11.0+cu130 and <a href="../claims/#cpu-kernel-paths">'
@@ -1088,7 +1092,8 @@ def test_a_page_without_cuda_checks_says_nothing_of_a_gpu():
         "cpu_paths": {},
         "gpus": {},
     }
-    line, details = hook.page_matrix(record, checks, [])
+    facts, details = hook.page_matrix(record, checks, [])
+    line = facts_line({"matrix": facts}, "en")
     assert "GPU" not in line and details == ""
     assert "No GPU run yet" in hook.paths_table(record)
 

@@ -9,9 +9,11 @@ import re
 
 import markdown
 
+from scripts import ROOT
 from scripts.commands.translations import HAN
-from scripts.hooks import zh
+from scripts.hooks import glossary, zh
 from scripts.hooks.markdown_blocks import sections
+from scripts.hooks.page_facts import ORDER, facts_line
 from scripts.hooks.zh import fingerprint
 
 #: Where the site is published (mkdocs.yml's site_url): the sitemaps' addresses start with it.
@@ -131,7 +133,7 @@ def test_text_terms_wrapped_once_inside_chinese_text():
         "<h2>查找表</h2><p>嵌入层是一张查找表，它的稀疏梯度是 COO 张量。</p>"
         "<p>再说查找表。</p><pre><code>查找表</code></pre><p><a href='x'>稀疏梯度</a></p>"
     )
-    out = zh.wrap_text_terms(html, TERMS)
+    out = glossary.wrap_text_terms(html, TERMS)
     assert out.count("<abbr") == 3
     assert '<p>嵌入层是一张<abbr title="按 id 取行的表。">查找表</abbr>，' in out
     assert '<abbr title="只有被查找的行非零的梯度。">稀疏梯度</abbr>' in out
@@ -146,7 +148,7 @@ def test_no_tooltip_inside_a_code_blocks_title():
         '<div class="highlight"><span class="filename">a/查找表.py — 稀疏梯度</span><pre>'
         "<code>x</code></pre></div><p>查找表<span>稀疏梯度</span></p>"
     )
-    out = zh.wrap_text_terms(html, TERMS)
+    out = glossary.wrap_text_terms(html, TERMS)
     assert '<span class="filename">a/查找表.py — 稀疏梯度</span>' in out
     assert out.count("<abbr") == 2 and "<span><abbr" in out
 
@@ -157,54 +159,129 @@ def test_chinese_glossary_page_gives_terms_and_definitions():
         "    [稀疏性](sparsity.md#x)\n\nCOO\n:   坐标格式（coordinate format）：稀疏张量存为\n"
         "    它的索引。\n    [稀疏性](sparsity.md#y)\n"
     )
-    assert zh.zh_glossary(page) == {
+    assert glossary.zh_glossary(page) == {
         "袋": "一组 id，由 nn.EmbeddingBag 归约为一行。",
         "COO": "坐标格式（coordinate format）：稀疏张量存为它的索引。",
     }
 
 
-def test_facts_line_in_chinese():
-    line = (
-        '<h1>x</h1><p class="page-facts"><span class="nb-download">Run it yourself: <a '
-        'download="" href="../../a/a.ipynb">a.ipynb</a> (this article as a notebook)</span>'
-        '<span class="torch-matrix"><strong>Verified</strong>: 33 checks on torch 2.15.0, '
-        '2.14.1 and 2.13.0 and <a href="../claims/#p">5 CPU paths</a>; <a href="#d">3 not '
-        "yet run on 2.14.1 and 2.13.0</a></span></p>"
+#: The facts of an article as the build steps put them on the page (page.meta["facts"]).
+ARTICLE_FACTS = {
+    "download": {"what": "article", "href": "../../a/a.ipynb", "name": "a.ipynb"},
+    "matrix": {
+        "checks": 33,
+        "releases": ["2.15.0", "2.14.1", "2.13.0"],
+        "paths": {"count": 5, "machines": 1},
+        "paths_href": "../claims/#p",
+        "cuda": None,
+        "details_id": "d",
+        "differences": [
+            {
+                "kind": "not run",
+                "count": 3,
+                "run": {"kind": "releases", "names": ["2.14.1", "2.13.0"]},
+            }
+        ],
+    },
+}
+
+
+def text(html: str) -> str:
+    return re.sub("<[^>]+>", "", html)
+
+
+def test_facts_line_in_both_languages_from_the_same_data():
+    """One set of data, two partials: the same links in the same places, no English phrase left
+    in the Chinese line."""
+    english, chinese = facts_line(ARTICLE_FACTS, "en"), facts_line(ARTICLE_FACTS, "zh")
+    assert text(english) == (
+        "Run it yourself: a.ipynb (this article as a notebook) · Verified: 33 checks on torch "
+        "2.15.0, 2.14.1 and 2.13.0 and 5 CPU paths of 1 machine; 3 not yet run on 2.14.1 and "
+        "2.13.0"
     )
-    out = zh.facts_in_chinese(line)
-    assert re.sub("<[^>]+>", "", out) == (
-        "x自己运行：a.ipynb（本文的笔记本）已验证："
+    assert text(chinese) == (
+        "自己运行：a.ipynb（本文的笔记本） · 已验证："
         "33 项检查，torch 2.15.0、2.14.1 和 2.13.0，"
-        "以及 5 条 CPU 路径；3 项尚未在 "
+        "以及 1 台机器上的 5 条 CPU 路径；3 项尚未在 "
         "2.14.1 和 2.13.0 上运行"
     )
-    assert re.findall(r'href="([^"]*)"', out) == re.findall(r'href="([^"]*)"', line)
-    zipped = line.replace(
-        'a.ipynb">a.ipynb</a> (this article as a notebook)',
-        'a.zip">a.zip</a> (this article as a notebook, with the files it reads)',
+    assert re.findall(r'href="([^"]*)"', chinese) == re.findall(r'href="([^"]*)"', english)
+    zipped = {
+        **ARTICLE_FACTS,
+        "download": {"what": "article with files", "href": "a.zip", "name": "a.zip"},
+    }
+    assert text(facts_line(zipped, "zh")).startswith(
+        "自己运行：a.zip（本文的笔记本，含它读取的文件） · 已验证："
     )
-    assert re.sub("<[^>]+>", "", zh.facts_in_chinese(zipped)).startswith(
-        "x自己运行：a.zip（本文的笔记本，含它读取的文件）已验证："
-    )
+    assert facts_line({}, "zh") == ""
 
 
 def test_facts_line_in_chinese_with_machines_and_gpus():
-    """The facts line as the torch matrix writes it today: CPU paths counted over machines, CUDA
-    checks on a GPU, or not yet run on one; no English phrase is left."""
-    line = (
-        '<p class="page-facts"><span class="torch-matrix"><strong>Verified</strong>: 32 checks '
-        'on torch 2.15.0, 2.14.1 and 2.13.0 and <a href="../claims/#p">7 CPU paths of 1 '
-        'machine</a>; 3 CUDA checks on torch 2.11.0+cu130 and <a href="../claims/#p">1 GPU</a>'
-        '; <a href="#d">not yet run on 12 CPU paths</a>; <a href="#d">2 not yet run on a GPU'
-        "</a></span></p>"
-    )
-    out = re.sub("<[^>]+>", "", zh.facts_in_chinese(line))
-    assert out == (
+    """Every kind of difference the torch matrix reports, in Chinese: CPU paths counted over
+    machines, CUDA checks on a GPU, failures on a release, a CPU path and a GPU, checks not yet
+    run on CPU paths or on a GPU; no English phrase is left, and the English line says each."""
+    matrix = {
+        "checks": 32,
+        "releases": ["2.15.0", "2.14.1", "2.13.0"],
+        "paths": {"count": 7, "machines": 1},
+        "paths_href": "../claims/#p",
+        "cuda": {"checks": 3, "releases": ["2.11.0+cu130"], "gpus": 1},
+        "details_id": "d",
+        "differences": [
+            {"kind": "differs", "count": 1, "run": {"kind": "releases", "names": ["2.13.0"]}},
+            {"kind": "differs", "count": 2, "run": {"kind": "cpu_path", "key": "x86/avx2"}},
+            {"kind": "paths not run", "count": 12},
+            {
+                "kind": "differs",
+                "count": 1,
+                "run": {"kind": "gpu", "gpu": "H200", "torch": "2.11.0"},
+            },
+            {"kind": "not run on a GPU", "count": 2},
+        ],
+    }
+    assert text(facts_line({"matrix": matrix}, "zh")) == (
         "已验证：32 项检查，torch 2.15.0、2.14.1 和 2.13.0，"
         "以及 1 台机器上的 7 条 CPU 路径；"
-        "3 项 CUDA 检查，torch 2.11.0+cu130，1 块 GPU；尚未在 12 条 CPU 路径上运行；"
-        "2 项尚未在 GPU 上运行"
+        "3 项 CUDA 检查，torch 2.11.0+cu130，1 块 GPU；1 项在 2.13.0 上不同；"
+        "2 项在 CPU 路径 x86/avx2 上不同；尚未在 12 条 CPU 路径上运行；"
+        "1 项在 GPU H200 (torch 2.11.0) 上不同；2 项尚未在 GPU 上运行"
     )
+    assert text(facts_line({"matrix": matrix}, "en")) == (
+        "Verified: 32 checks on torch 2.15.0, 2.14.1 and 2.13.0 and 7 CPU paths of 1 machine; "
+        "3 CUDA checks on torch 2.11.0+cu130 and 1 GPU; 1 differs on 2.13.0; 2 differ on CPU "
+        "path x86/avx2; not yet run on 12 CPU paths; 1 differs on GPU H200 (torch 2.11.0); 2 not "
+        "yet run on a GPU"
+    )
+
+
+def test_no_regular_expression_translates_html():
+    """The Chinese edition's words are in its partial, not in patterns over English HTML: the
+    build code holds no English phrase of the facts line."""
+    for path in (ROOT / "scripts" / "hooks").glob("*.py"):
+        source = path.read_text(encoding="utf-8")
+        for phrase in (
+            "Run it yourself",
+            "<strong>Verified",
+            "已验证",
+            "自己运行",
+        ):
+            assert phrase not in source, f"{path.name} writes {phrase!r}"
+
+
+def test_every_macro_the_build_calls_is_in_both_partials():
+    """A translator keeps zh.html's macros for en.html's (a missing one would fail a Chinese
+    page's build): the facts' macros in both, the notes' in the Chinese one."""
+    macros = {
+        language: set(
+            re.findall(
+                r"\{%-?\s*macro\s+(\w+)",
+                (ROOT / "docs/.overrides/partials/page-text" / f"{language}.html").read_text(),
+            )
+        )
+        for language in ("en", "zh")
+    }
+    assert set(ORDER) <= macros["en"] and set(ORDER) <= macros["zh"]
+    assert {"stale", "missing", "english_page"} <= macros["zh"]
 
 
 # -- the built site, both languages ---------------------------------------------------------------
@@ -364,9 +441,9 @@ def site_words() -> list[str]:
 
     entries = yaml.safe_load((ROOT / "snippets" / "data" / "zh-terms.yml").read_text("utf-8"))
     words = {str(e.get("zh", "")) for e in entries or [] if isinstance(e, dict)}
-    glossary = ROOT / "docs" / "glossary.zh.md"
-    if glossary.is_file():
-        words |= set(zh.zh_glossary(glossary.read_text(encoding="utf-8")))
+    page = ROOT / "docs" / "glossary.zh.md"
+    if page.is_file():
+        words |= set(glossary.zh_glossary(page.read_text(encoding="utf-8")))
     return sorted(w for w in words if HAN.search(w))
 
 
