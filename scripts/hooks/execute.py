@@ -1,5 +1,33 @@
-"""The execute stage: notebooks executed, figures drawn, articles' downloads made, as parallel
-jobs cached (:mod:`scripts.hooks.cache`) under a key of all they depend on; only stale ones run."""
+"""The execute stage: every notebook of the site executed, every figure drawn and every
+article's download made, before any page is rendered (``execute_stage.on_files`` runs it at every
+``mkdocs build`` and ``mkdocs serve`` rebuild; ``python -m scripts execute`` runs it alone).
+
+Each is a job (:data:`Job`) whose output is kept in the build's cache (:mod:`scripts.hooks.cache`)
+under a key of everything it can depend on; only the stale ones run, at the same time:
+
+* the figures: every function of each ``snippets/<page>/figures.py`` (its ``__all__``), drawn to
+  SVG in both palettes, in a pool of worker processes, one per core (:func:`figure_jobs`,
+  :func:`draw`). A module is keyed by its source and every other file under ``snippets/`` (the
+  other figure modules aside), so editing one redraws that one; a function that raises fails the
+  build naming the module and the function;
+* the notebooks: each ``docs/**/<name>.ipynb`` (committed without outputs) executed into a copy,
+  outputs included, in a thread that waits on its own kernel (:func:`executed`). The key: the
+  notebook, every file of the ``data/`` folder beside it (it runs with its own folder as its
+  working directory), its kernel's command line and :data:`SETTINGS`. mkdocs-jupyter renders the
+  copy without running anything (``execute: false`` in ``mkdocs.yml``); a failing cell fails the
+  build with :class:`NotebookFailed`, naming the notebook and the cell;
+* the articles' downloads (:mod:`scripts.hooks.article_notebooks`), one after another in the
+  stage's own thread: markdown-it-py's link encoder keeps a cache without a lock.
+
+How a notebook runs (nbclient, the library nbconvert and mkdocs-jupyter use), :data:`SETTINGS`:
+no cell may fail; one output per stream per cell (the kernel sends printed text in chunks as its
+buffer is flushed, so unmerged chunks would make two builds differ); no execution timestamps;
+the kernel reached over Unix domain sockets in Jupyter's runtime folder, which only this user can
+open (over TCP ipykernel warns at every start that its messages travel unencrypted, and the
+build's log must stay clean); the kernel killed when its cells are done.
+
+Nothing is written into ``docs/``; the result does not depend on the order the jobs end in.
+"""
 
 from __future__ import annotations
 

@@ -1,6 +1,25 @@
-"""Build steps: ``SOURCE_DATE_EPOCH`` set to the last commit's time (two builds of a commit give
-the same bytes); the execute stage (:mod:`scripts.hooks.execute`) run; notebook pages rendered
-from their executed copies, dated from the committed ones."""
+"""Build steps around the execute stage (:mod:`scripts.hooks.execute`), which runs before any
+page is rendered.
+
+MkDocs builds a notebook page from the file its ``File`` points at, and mkdocs-jupyter renders
+that file without running it (``execute: false`` in ``mkdocs.yml``). So:
+
+* :func:`on_config` sets ``SOURCE_DATE_EPOCH`` to the last commit's time (unless the environment
+  has), which MkDocs dates the sitemap by: two builds of a commit give the same bytes;
+* :func:`on_files` runs the execute stage: every figure module and every notebook whose sources
+  changed is drawn or executed, and each article's download made; a failing cell fails the build,
+  naming the notebook and the cell (a failing figure, naming the module and the function). It adds
+  what the stage made to the site's files: every figure's SVG, each article's download, and each
+  notebook page pointed at its executed copy (a :class:`~scripts.hooks.notebooks.NotebookPage`
+  with the same ``src_uri``, so its URL, its place in ``nav`` and its edit link are the committed
+  notebook's), with the committed notebook, without outputs, as the download beside the page
+  (``notebooks/<name>/<name>.ipynb``). It runs after the plugins' ``on_files`` (the i18n plugin
+  sorts only the files of ``docs/``: the files made join after it);
+* :func:`on_page_markdown` gives a notebook page its "Last update" date: the date of the last
+  commit of the committed notebook, as git-revision-date-localized gives the other pages (that
+  plugin excludes notebooks in ``mkdocs.yml``: it would ask git about the executed copy, which
+  git does not track).
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,14 @@
-"""The build's reader of a page's Markdown (markdown-it-py, containers such as tabs flattened):
-the blocks pytest-codeblocks collects, without pytest, and the page's sections."""
+"""The build's reader of a page's Markdown: markdown-it-py (CommonMark), after the containers
+Python-Markdown adds (content tabs, admonitions, collapsed notes, footnotes) are flattened.
+
+It gives a page's code blocks as pytest-codeblocks collects them (:func:`code_blocks`), its
+sections (:func:`sections`) and its tokens. Used by the torch matrix's notes
+(:mod:`scripts.hooks.matrix_notes`: which blocks a page runs), by the article converter
+(:mod:`scripts.hooks.article_notebooks`), by the Chinese edition (:mod:`scripts.hooks.zh`: a
+page's sections and their fingerprints) and by the tests. The build reads no page with pytest or
+pytest-codeblocks; ``tests/test_markdown_blocks.py`` checks that :func:`code_blocks` finds exactly
+the blocks pytest-codeblocks collects, on every page.
+"""
 
 from __future__ import annotations
 

@@ -1,6 +1,26 @@
-"""Build steps: what the torch matrix's record says of each page (CONTRIBUTING.md, "PyTorch
-releases"): "Verified" facts, notes at failing blocks, a list at its end, the claims' tables; and
-its record, read, and its checks' fingerprints (a comment leaves one as it is, a new number not)."""
+"""Build steps: say on each page on which PyTorch releases, CPU paths and GPUs its checks passed
+(CONTRIBUTING.md, "PyTorch releases").
+
+From the torch matrix's record (``snippets/data/torch_matrix.json``, read by :func:`read_record`)
+a page gets: in its facts line, as data that :mod:`scripts.hooks.page_facts` writes in the page's
+language (:func:`matrix_facts`), the releases, the number of CPU paths and of machines on which
+all its checks passed, and, for its checks marked ``cuda``, the GPUs on which all of them passed
+or how many are not yet run on a GPU, with links to what differs or is not yet run; a note after
+each block that fails on an earlier release (:func:`block_notes`); the list of those checks at
+its end (:func:`page_matrix`). ``docs/claims.md`` gets the claims-by-release table
+(:data:`CLAIMS_MARKER`) and the CPU paths' (:data:`PATHS_MARKER`).
+
+The pinned release counts as passed (the test suite runs every check on it); a release or path
+counts a check when the record has a passing run of it as it is today (same fingerprint:
+:func:`block_fingerprint`, :func:`file_fingerprint`; a comment leaves one as it is, a new number
+not). A page's checks (:func:`page_checks`): its blocks (as pytest-codeblocks collects them), the
+snippets it includes, the property tests of the claim ids it states (:func:`proofs_in_sources`),
+a notebook's nbmake and notebook tests, the API map's tests. A check marked ``cuda`` (a block
+with ``<!--pytest.mark.cuda-->`` above it, a property test with ``@pytest.mark.cuda``) is skipped
+on a CPU, so it counts only on the record's GPU runs (``gpus``), never on a release or a CPU path;
+a GPU run counts it when it passed there as it is today (a skip is not a run). Without a record,
+pages get nothing.
+"""
 
 from __future__ import annotations
 

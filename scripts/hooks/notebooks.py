@@ -1,4 +1,29 @@
-"""Build step: a notebook page (mkdocs-jupyter's) in Material's code-block markup, its downloads."""
+"""Build steps: notebook pages (mkdocs-jupyter's) made as light as an article.
+
+mkdocs-jupyter renders a notebook with nbconvert's JupyterLab template, which inlines JupyterLab's
+whole stylesheet, a theme and Pygments rules twice, a copy-to-clipboard script with a hidden
+duplicate of every code cell, a MathJax loader with an empty ``src`` and a Mermaid loader that
+imports from a CDN when a page holds a diagram. None of it is configurable away, and all of it is
+weight a phone downloads and styles for nothing: the site's own styles already cover code cells
+and outputs. For every page whose source is an ``.ipynb``, :func:`on_page_content`:
+
+* removes those ``<style>`` and ``<script>`` elements and the clipboard widgets, and raises
+  ``PluginError`` on any other ``<script>`` (a notebook output that needs JavaScript would then
+  silently break: better to decide about it);
+* turns each code cell into the markup of a Material code block (``div.highlight > pre > code``),
+  so it gets the theme's highlighting colours in both palettes and Material's copy button; text
+  outputs get the same markup plus the class ``nb-output`` (styled in ``extra.css``);
+* turns nbconvert's heading anchors into Material's ``headerlink`` permalinks, with the ids the
+  table of contents links to, and drops the ``tabindex`` that makes every cell a keyboard stop;
+* puts the download (the committed notebook, and every file of the ``data/`` folder beside it) on
+  the page as the first of its facts (:mod:`scripts.hooks.page_facts` writes the line);
+* takes the page's meta description from the notebook's ``metadata.description``, if set.
+
+The restyled HTML is kept in the build's cache (``.cache/pages/``), and each language's build
+renders the same page. :class:`NotebookPage` is the ``File`` of an executed notebook, which the
+execute stage makes; in the Chinese build, :func:`on_files` moves those pages and their downloads
+under ``zh/``.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,19 @@
-"""Build step: one pass over a page's HTML rewrites each element of :data:`ELEMENTS` by its
-kind's handler (:data:`HANDLERS`). CONTRIBUTING.md ("How the build works") says why."""
+"""Build step: one pass over a page's HTML for the steps that rewrite elements in place
+(CONTRIBUTING.md, "How the build works", says what each does and why).
+
+Each kind of element is named by one pattern and rewritten by one handler (:data:`HANDLERS`):
+
+* a code block: its line count, keyboard focus and search exclusion, its snippet title linked to
+  the file in the repository (:func:`code_block`, :func:`snippet_link`);
+* a figure's image: sized as its SVG, in a link to it, the first one eager (:func:`figure`);
+* an ``<abbr>`` of the glossary and an inline code that is a glossary term: a tooltip on a term's
+  first use on the page only (:func:`abbr`, :func:`code`), with the glossary of the page's
+  language (:func:`scripts.hooks.glossary.terms_for`).
+
+The patterns are joined into one regular expression, :data:`ELEMENTS`, which reads the page once,
+left to right; each match goes to its kind's handler by the name of the alternative that matched
+(one parser, one dispatch); the handlers share a :class:`PageState`.
+"""
 
 from __future__ import annotations
 
