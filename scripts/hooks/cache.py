@@ -35,8 +35,14 @@ PRUNE_AFTER_S = 3600
 
 @functools.cache
 def environment_fingerprint() -> str:
-    """The Python version and every distribution in ``site-packages`` (``name==version``), read
-    once per process; ``sys.path`` is not read, as it differs between processes."""
+    """The Python version and every distribution installed in this environment's ``site-packages``
+    (``sysconfig``'s purelib and platlib), as ``name==version``, one per line, each once.
+
+    Part of every cache key: a new pin of torch, matplotlib or anything else can change what a cell
+    or a figure shows. Read once per process (a ``mkdocs serve`` started before a ``pip install``
+    keeps the old value). Only ``site-packages`` is read, not ``sys.path``, which differs between
+    processes of the same environment: started in the project's folder, it holds the editable
+    install's ``egg-info``; once setuptools is imported, the distributions setuptools vendors."""
     paths = sorted({sysconfig.get_paths()[kind] for kind in ("purelib", "platlib")})
     dists = importlib.metadata.distributions(path=paths)
     return "\n".join(

@@ -100,8 +100,12 @@ def notebook_key(notebook: Path) -> str:
 
 
 def executed(source: Path, key: str = "") -> bytes:
-    """``source`` run in a fresh kernel in its folder, outputs included, with ``key`` in its
-    metadata (mkdocs-jupyter's cache keys on these bytes). Raises :class:`NotebookFailed`."""
+    """Run ``source`` (an ``.ipynb`` file) in a fresh kernel, in its own folder, with
+    :data:`SETTINGS`; return it with its outputs (the bytes ``nbformat`` writes, one trailing
+    newline), with ``key`` in its metadata (``execute_key``): mkdocs-jupyter's cache keys on the
+    copy's bytes, so a new environment, which changes the key, renders the page anew even when
+    the outputs are the same. Raises :class:`NotebookFailed` if a cell raises or the kernel
+    cannot start."""
     nb = nbformat.read(source, as_version=4)
     os.makedirs(runtime := jupyter_runtime_dir(), mode=0o700, exist_ok=True)
     sockets = os.path.join(runtime, f"build-{os.getpid()}-{uuid.uuid4().hex[:8]}")
@@ -200,8 +204,14 @@ def draw(package: str, rel: str, names: tuple[str, ...]) -> dict[str, bytes]:
 
 
 def _worker(root: str, build: int) -> None:
-    """A worker's start: ``snippets`` from ``root`` (a test's project has its own), torch's CUDA
-    compiler warning off, an exit within a second of the build (``build``) ending, killed too."""
+    """The start of each figure worker process (``ProcessPoolExecutor``'s initializer).
+
+    It imports the package ``snippets`` from ``root`` (a test's made-up project has its own, which
+    must win over the one on ``sys.path``), and turns off torch's warning about a missing CUDA
+    compiler, which importing a figure module may print. It then starts a thread that checks once
+    a second whether the build's process (``build``, its pid) still exists, and exits the worker
+    when it does not: a build killed (Ctrl-C in ``mkdocs serve``, a test's timeout) leaves no
+    worker behind, holding a core."""
     if (init := Path(root, "snippets", "__init__.py")).is_file():
         spec = importlib.util.spec_from_file_location("snippets", init)
         sys.modules["snippets"] = package = importlib.util.module_from_spec(spec)
@@ -210,8 +220,9 @@ def _worker(root: str, build: int) -> None:
 
     def watch() -> None:
         try:
-            while not time.sleep(1):
-                os.kill(build, 0)
+            while True:
+                time.sleep(1)
+                os.kill(build, 0)  # signal 0: raises OSError once the build's process is gone
         finally:
             os._exit(0)
 

@@ -60,8 +60,11 @@ def tokens(text: str) -> tuple:
 
 @dataclass
 class CodeBlock:
-    """A fenced block as pytest-codeblocks collects it (``lineno``: its fence's, 1-based;
-    ``output``: its expected output's first and end line index, 0-based, and indentation)."""
+    """A fenced block as pytest-codeblocks collects it: its ``code``, the line of its opening
+    fence (``lineno``, 1-based), its info string (``syntax``) and the expected output that follows
+    it, if any, with where that output's lines are in the page (``output``: first and end line
+    index, 0-based, and the fence's indentation), and whether a ``<!--pytest.mark.cuda-->``
+    comment marks it (``cuda``)."""
 
     code: str
     lineno: int
@@ -73,7 +76,10 @@ class CodeBlock:
 
 def code_blocks(text: str) -> list[CodeBlock]:
     """Every backtick-fenced block of ``text`` (a page's Markdown), in order, as pytest-codeblocks
-    reads them, its instructions (``expected-output``, ``cont``, ``skipfile``) applied."""
+    reads them: found by markdown-it-py, their code and info string cut from the page's own lines as
+    pytest-codeblocks cuts them. A block after ``<!--pytest-codeblocks:expected-output-->`` is the
+    expected output of the block before, a block after ``<!--pytest-codeblocks:cont-->`` continues
+    it, and a page starting with ``<!--pytest-codeblocks:skipfile-->`` has none."""
     lines = text.splitlines(keepends=True)
     if lines and lines[0].strip() == "<!--pytest-codeblocks:skipfile-->":
         return []

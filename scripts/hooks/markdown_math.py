@@ -79,8 +79,11 @@ def math_inline(src: str, language: str, md) -> etree.Element:
 
 
 class MathExtension(Extension):
-    """Adds ``math`` to pymdownx.superfences and pymdownx.inlinehilite. Raises ``ValueError``
-    when they are not loaded before it."""
+    """Adds the ``math`` fence and the ``#!math`` inline to pymdownx.superfences and
+    pymdownx.inlinehilite, through their ``extend_super_fences`` and ``extend_custom_inline``.
+
+    Raises ``ValueError`` when either extension is not loaded before this one (list
+    ``scripts.hooks.markdown_math`` after them under ``markdown_extensions``)."""
 
     def extendMarkdown(self, md) -> None:  # noqa: N802 - Python-Markdown's name
         fences = [e for e in md.registeredExtensions if isinstance(e, SuperFencesCodeExtension)]

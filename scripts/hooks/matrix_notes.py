@@ -146,7 +146,10 @@ def read_record(root: Path) -> dict:
 
 @dataclass
 class Check:
-    """A test of a page: id, label for readers, fingerprint, line (a block's), ``cuda`` mark."""
+    """One test of a page: its id today (``test_id``), a ``label`` for readers, its ``fingerprint``
+    (``None``: any run of the test counts), the ``line`` of the page its block starts on (``None``
+    for a test that is not a block of the page) and whether it is marked ``cuda`` (runs only on a
+    GPU)."""
 
     test_id: str
     label: str
@@ -157,8 +160,11 @@ class Check:
 
 @dataclass
 class Status:
-    """``checks`` on a kind of run: the runs passing all, per run those not yet run or failing
-    (with the message), and on GPUs those that no run ran (``unrun``)."""
+    """How ``checks`` stand on one kind of run of the record (the releases, the CPU paths or the
+    GPU runs): ``checks`` are those that count there (the ``cuda`` ones on GPU runs only, the others
+    elsewhere); ``passed`` lists the runs where all pass; ``pending`` and ``failed`` map a run to
+    its checks not yet run there as they are today, and to its failing checks with the recorded
+    message; ``unrun``, on GPU runs when none passed, the checks that no GPU run ran."""
 
     checks: list[Check]
     passed: list[str]
@@ -168,8 +174,11 @@ class Status:
 
 
 def proofs_in_sources(root: Path) -> dict[str, dict[str, bool]]:
-    """Claim id -> {``tests/<file>.py::<test>`` proving it: whether it is marked ``cuda``}, read
-    from ``root/tests/test_claims_*.py`` without importing them. Raises ``SyntaxError``."""
+    """Claim id -> {the test proving it (``tests/<file>.py::<function>``): whether it is marked
+    ``cuda``}, read from the ``@proves(...)`` decorators of ``root/tests/test_claims_*.py`` without
+    importing them (that would import torch and Hypothesis); each module read once per version of
+    its file. Equals ``tests.claim_register.PROOFS`` once every test module is imported. Raises
+    ``SyntaxError`` for a test module that does not parse."""
     found: dict[str, dict[str, bool]] = {}
     for module in sorted((root / "tests").glob("test_claims_*.py")):
         for claim, test, cuda in parsed(module, module.stat().st_mtime_ns, _proofs_in):
@@ -239,20 +248,28 @@ def page_checks(root: Path, record: dict, src_uri: str, claims=()) -> list[Check
 
 
 def status(record: dict, checks: list[Check], kind: str = "releases") -> Status:
-    """Where ``checks`` stand on the record's ``kind`` of run ("releases", the pin passing;
-    "cpu_paths"; "gpus"): one marked ``cuda`` counts on GPU runs only, where a skip is no run."""
-    gpu, names = kind == "gpus", sorted(record.get(kind, {}))
-    result = Status([c for c in checks if c.cuda == gpu], [], {}, {})
-    for name in sorted(names, key=Version, reverse=True) if kind == "releases" else names:
-        for check in result.checks if name != record["pinned"] else []:
+    """Where ``checks`` stand on the record's ``kind`` of run: ``"releases"`` (newest first; the
+    pinned release passes every check, as the test suite runs them all on it), ``"cpu_paths"``
+    or ``"gpus"``. A check marked ``cuda`` counts on GPU runs only, the others everywhere else;
+    on a GPU run a skipped check is not run."""
+    on_gpus = kind == "gpus"
+    names = sorted(record.get(kind, {}))
+    if kind == "releases":
+        names = sorted(names, key=Version, reverse=True)
+    result = Status([c for c in checks if c.cuda == on_gpus], [], {}, {})
+    for name in names:
+        if name == record["pinned"]:
+            result.passed.append(name)
+            continue
+        for check in result.checks:
             found = recorded(check.test_id, check.fingerprint, record[kind][name]["tests"])
-            if found is None or gpu and found["outcome"] == "skipped":
+            if found is None or (on_gpus and found["outcome"] == "skipped"):
                 result.pending.setdefault(name, []).append(check)
             elif found["outcome"] == "failed":
                 result.failed.setdefault(name, []).append((check, found["message"]))
         if name not in result.pending and name not in result.failed:
             result.passed.append(name)
-    if gpu and not result.passed:  # then every GPU run is in pending or failed
+    if on_gpus and not result.passed:  # then every GPU run is in pending or failed
         runs = [*result.pending, *result.failed]
         result.unrun = [
             c for c in result.checks if all(c in result.pending.get(run, []) for run in runs)

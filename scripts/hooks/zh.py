@@ -87,7 +87,11 @@ def stale_notes(english: str, chinese: str, english_href: str, words=None) -> st
 
 
 def formulas_without_language(page_html: str) -> str:
-    """Formulas ``lang="zxx"``: else Chromium draws ``·`` and Greek in a CJK font, too wide."""
+    """``page_html`` with each formula (``class="arithmatex"``, scripts/hooks/markdown_math.py)
+    marked ``lang="zxx"``, no linguistic content. Inside a ``lang="zh"`` page, Chromium draws a
+    formula's ``·`` and Greek letters from a CJK font, whose wide glyphs made a formula of the
+    Chinese static-vs-contextual page 277 px wide where the English page's is 254 px (wider than a
+    phone's column, 328 px for the pair); marked, it takes the English page's widths."""
     return page_html.replace(' class="arithmatex"', ' class="arithmatex" lang="zxx"')
 
 
@@ -137,7 +141,14 @@ def on_page_content(page_html: str, *, page: Page, config: MkDocsConfig, files) 
 
 
 def on_page_context(context, *, page: Page, config: MkDocsConfig, nav):
-    """The selector: each language's root (``link``, for its sitemap) and this page there."""
+    """The language selector's entries (``config.extra.alternate``, which the i18n plugin
+    fills): each ``link`` names its language's root (``""`` or ``zh/``, which Material's ``url``
+    filter makes relative to the page), as Material expects: its script fetches the
+    ``sitemap.xml`` under each ``<link rel="alternate">`` and, when a reader picks a language,
+    opens the same page there if that sitemap lists it (:func:`on_post_build` writes
+    ``zh/sitemap.xml``). The plugin's links name the page itself in each language, under which
+    there is no sitemap (a failed request on every page load). Each entry's ``page`` is this page
+    in that language, which the site's ``partials/alternate.html`` links in the selector."""
     path = page.url.removeprefix(f"{ZH}/") if page.url != f"{ZH}/" else ""
     for alternate in getattr(config.extra, "alternate", None) or config.extra.get("alternate"):
         alternate["link"] = f"{ZH}/" if alternate["lang"] == ZH else ""
