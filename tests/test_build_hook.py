@@ -18,6 +18,7 @@ import yaml
 from mkdocs.exceptions import PluginError
 
 from scripts import ROOT
+from scripts.hooks import checkout
 from scripts.hooks import hook as build
 
 #: Each list of hook.py and the MkDocs event it serves.
@@ -65,9 +66,8 @@ def test_mkdocs_yml_names_build_py_alone():
 
 def test_every_step_of_every_module_runs_once_in_its_event():
     steps, runs = step_functions(), listed()
-    # hook.py's own step: the check that the build code is the project's, first of all
-    assert runs["on_config"][0] == "hook.same_project"
-    runs["on_config"] = runs["on_config"][1:]
+    # the check that the build code is the project's, first of all
+    assert runs["on_config"][0] == "checkout.on_config"
     for event in LISTS.values():
         assert sorted(runs[event]) == sorted(steps.get(event, set())), event
         assert len(runs[event]) == len(set(runs[event])), f"{event}: a step listed twice"
@@ -114,8 +114,9 @@ def test_a_build_by_another_checkouts_code_stops_and_says_why(tmp_path):
     wrong = build(ROOT)
     assert wrong.returncode != 0
     said = " ".join(wrong.stderr.split())
-    assert f"the build code imported is the scripts package of {ROOT}" in said, said[-2000:]
-    assert f"not that of the project being built, {project.resolve()}" in said
+    reason = f"the build code imported is the scripts package of {ROOT}, not that of the project"
+    assert reason in said, said[-2000:]
+    assert str(project.resolve()) in said.split(reason)[1]
     assert "PYTHONPATH" in said and "Traceback" not in wrong.stderr
     right = build(project)
     assert "the build code imported" not in right.stderr, right.stderr[-2000:]
@@ -126,6 +127,6 @@ def test_on_config_stops_when_the_mkdocs_yml_is_another_projects(tmp_path):
     ``mkdocs.yml`` being built (a made-up config of another folder, then this project's)."""
     elsewhere = SimpleNamespace(config_file_path=str(tmp_path / "mkdocs.yml"))
     with pytest.raises(PluginError, match="not that of the project being built"):
-        build.same_project(elsewhere)
+        checkout.on_config(elsewhere)
     here = SimpleNamespace(config_file_path=str(ROOT / "mkdocs.yml"))
-    assert build.same_project(here) is here
+    assert checkout.on_config(here) is here

@@ -1,43 +1,29 @@
 """The site's one build hook (``mkdocs.yml`` names it alone): for each MkDocs event, the steps it
 runs, in the order written. Each step is a function of one module of this package; the comment on
-it says what it needs from the steps before (CONTRIBUTING.md, "How the build works").
-
-MkDocs loads this file by its path, but the modules it imports are found on ``sys.path``: with one
-virtual environment shared by two checkouts, the editable install (``-e .``) can make the other
-checkout's ``scripts`` package the one imported. The build stops then (:func:`wrong_project`),
-rather than build this project's pages with another's code."""
+it says what it needs from the steps before (CONTRIBUTING.md, "How the build works")."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from mkdocs.config.base import ValidationError
-from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 
-from scripts import ROOT, root_of
+from scripts import ROOT
 
-
-def wrong_project(where: Path) -> str | None:
-    """Why the imported ``scripts`` package (whose folder is :data:`scripts.ROOT`) cannot build
-    the project at ``where`` (the folder of the ``mkdocs.yml`` being built), or ``None`` when it
-    is that project's own."""
-    if where.resolve() == ROOT:
-        return None
-    return (
-        f"the build code imported is the scripts package of {ROOT}, not that of the project "
-        f"being built, {where.resolve()}: run the build with PYTHONPATH set to the project's "
-        "folder (or pip install -e it), so that its own build code builds it"
-    )
-
-
-# Before the imports below, which another checkout's package may not hold: this file is the
-# project's (MkDocs loads it by its path in mkdocs.yml), the package it imports may not be.
+# Before the imports below, which another checkout's package may not hold: MkDocs loads this file
+# by its path in mkdocs.yml, so it is the project's own; the package it imports may be another
+# checkout's (scripts/hooks/checkout.py says how, and checks the mkdocs.yml's folder too).
 if not Path(__file__).resolve().is_relative_to(ROOT):
-    raise ValidationError(wrong_project(Path(__file__).resolve().parent.parent.parent) or "")
+    raise ValidationError(
+        f"the build code imported is the scripts package of {ROOT}, not that of the project "
+        f"being built, whose hook is {Path(__file__).resolve()}: run the build with PYTHONPATH "
+        "set to the project's folder (or pip install -e it), so that its own build code builds it"
+    )
 
 from scripts.hooks import (  # noqa: E402 (after the check above)
     article_notebooks,
+    checkout,
     execute_stage,
     glossary,
     matrix_notes,
@@ -48,19 +34,9 @@ from scripts.hooks import (  # noqa: E402 (after the check above)
     zh,
 )
 
-
-def same_project(config):
-    """Stop the build (``PluginError``) when the ``scripts`` package imported is not the one of
-    the project whose ``mkdocs.yml`` is being built (:func:`wrong_project`)."""
-    reason = wrong_project(root_of(config))
-    if reason is not None:
-        raise PluginError(reason)
-    return config
-
-
 #: ``on_config``: the build code is the project's; ``SOURCE_DATE_EPOCH`` set, before MkDocs dates
 #: any page.
-CONFIG = [same_project, execute_stage.on_config]
+CONFIG = [checkout.on_config, execute_stage.on_config]
 #: ``on_files``, after the plugins' (the i18n plugin sorts only ``docs/``): the files made join.
 FILES = [
     execute_stage.on_files,  # the execute stage: figures, notebook pages, downloads
