@@ -14,7 +14,11 @@ from scripts.commands.translations import HAN
 from scripts.hooks import glossary, zh
 from scripts.hooks.markdown_blocks import sections
 from scripts.hooks.page_facts import ORDER, facts_line
+from scripts.hooks.page_text import words
 from scripts.hooks.zh import fingerprint
+
+#: The Chinese partial, whose macros write the notes.
+ZH_WORDS = words("zh")
 
 #: Where the site is published (mkdocs.yml's site_url): the sitemaps' addresses start with it.
 SITE_URL = "https://embedding-executed.github.io/"
@@ -73,13 +77,13 @@ def notes(text: str) -> list[tuple[str, str]]:
 
 def test_current_translation_shows_no_note():
     chinese = chinese_for(ENGLISH)
-    assert zh.stale_notes(ENGLISH, chinese, "../../rows/") == chinese
+    assert zh.stale_notes(ENGLISH, chinese, "../../rows/", ZH_WORDS) == chinese
 
 
 def test_one_edited_english_sentence_marks_exactly_its_section():
     chinese = chinese_for(ENGLISH)
     edited = ENGLISH.replace("The gradient is sparse.", "The gradient is a sparse tensor.")
-    out = zh.stale_notes(edited, chinese, "../../rows/")
+    out = zh.stale_notes(edited, chinese, "../../rows/", ZH_WORDS)
     assert notes(out) == [("英文原文已更新", "../../rows/#gradient")]
     # The note sits in the section it is about: after its marker, before its text.
     gradient = out.index("## 梯度")
@@ -89,21 +93,28 @@ def test_one_edited_english_sentence_marks_exactly_its_section():
 
 def test_edited_title_section_links_the_page_itself():
     out = zh.stale_notes(
-        ENGLISH.replace("table of rows", "table of vectors"), chinese_for(ENGLISH), "../../rows/"
+        ENGLISH.replace("table of rows", "table of vectors"),
+        chinese_for(ENGLISH),
+        "../../rows/",
+        ZH_WORDS,
     )
     assert notes(out) == [("英文原文已更新", "../../rows/")]
     assert out.index("英文原文已更新") < out.index("嵌入是一张")
 
 
 def test_missing_section_gets_a_note_where_it_belongs():
-    out = zh.stale_notes(ENGLISH, chinese_for(ENGLISH, leave_out="gradient"), "../../rows/")
+    out = zh.stale_notes(
+        ENGLISH, chinese_for(ENGLISH, leave_out="gradient"), "../../rows/", ZH_WORDS
+    )
     assert notes(out) == [("本节尚未翻译", "../../rows/#gradient")]
     assert out.index("返回 3 行") < out.index("本节尚未翻译") < out.index("### 细节")
     assert "Gradient</a>" in out
 
 
 def test_notes_render_as_warnings():
-    out = zh.stale_notes(ENGLISH.replace("2 rows", "two rows"), chinese_for(ENGLISH), "x/")
+    out = zh.stale_notes(
+        ENGLISH.replace("2 rows", "two rows"), chinese_for(ENGLISH), "x/", ZH_WORDS
+    )
     rendered = markdown.markdown(out, extensions=["admonition", "attr_list"])
     assert rendered.count('<div class="admonition warning">') == 1
     assert '<a href="x/#detail" hreflang="en">当前的英文原文</a>' in rendered
@@ -251,6 +262,79 @@ def test_facts_line_in_chinese_with_machines_and_gpus():
         "3 CUDA checks on torch 2.11.0+cu130 and 1 GPU; 1 differs on 2.13.0; 2 differ on CPU "
         "path x86/avx2; not yet run on 12 CPU paths; 1 differs on GPU H200 (torch 2.11.0); 2 not "
         "yet run on a GPU"
+    )
+
+
+#: A page's list at its end, as matrix_notes.page_matrix gives it: every kind of item.
+DETAILS = {
+    "id": "torch-matrix-details",
+    "pinned": "2.15.0",
+    "dates": ["2026-11-25", "2026-11-27"],
+    "items": [
+        {
+            "kind": "differs",
+            "run": {"kind": "releases", "names": ["2.14.1", "2.13.0"]},
+            "check": {"label": {"kind": "block", "name": 12}, "section": "梯度", "url": "#grad"},
+            "failure": {"kind": "prints", "printed": "tensor(1.)", "shown": "tensor(2.)"},
+        },
+        {
+            "kind": "differs",
+            "run": {"kind": "cpu_path", "key": "x86_64/a/avx2"},
+            "check": {
+                "label": {"kind": "snippet", "name": "snippets/a.py"},
+                "section": None,
+                "url": None,
+            },
+            "failure": {"kind": "fails", "message": "AssertionError: 'x' < 1"},
+        },
+        {
+            "kind": "not run",
+            "run": {"kind": "releases", "names": ["2.13.0"]},
+            "checks": [
+                {
+                    "label": {"kind": "property test", "name": "test_p"},
+                    "section": None,
+                    "url": None,
+                },
+                {"label": {"kind": "notebook", "name": "n.ipynb"}, "section": None, "url": None},
+            ],
+        },
+        {
+            "kind": "not run on a GPU",
+            "checks": [{"label": {"kind": "test", "name": "test_t"}, "section": None, "url": None}],
+        },
+    ],
+}
+
+
+def test_the_torch_matrix_list_and_block_notes_in_both_languages():
+    """The list at a page's end and the note after a failing block, from the same data in each
+    partial: the same links and code, every item said, no English sentence on a Chinese page;
+    text escaped as the rest of the build escapes it."""
+    english, chinese = (str(words(lang).details(DETAILS)) for lang in ("en", "zh"))
+    assert english.count("<li>") == chinese.count("<li>") == 4
+    assert re.findall(r'href="([^"]*)"', chinese) == re.findall(r'href="([^"]*)"', english)
+    assert re.findall(r"<code>.*?</code>", chinese) == re.findall(r"<code>.*?</code>", english)
+    assert "<code>AssertionError: &#x27;x&#x27; &lt; 1</code>" in english
+    assert "On PyTorch 2.14.1 and 2.13.0, block at line 12 in <a" in english
+    assert "在 PyTorch 2.14.1 和 2.13.0 上，英文原文第 12 行的代码块（<a" in chinese
+    for word in (
+        "block",
+        "snippet ",
+        "notebook ",
+        "property",
+        "Not yet",
+        "fails",
+        "prints",
+        " on ",
+    ):
+        assert word not in text(chinese).replace("torch-matrix", ""), word
+    note = {
+        "run": {"kind": "releases", "names": ["2.13.0"]},
+        "failure": DETAILS["items"][1]["failure"],
+    }
+    assert text(str(words("zh").block_note(note))) == (
+        "在 PyTorch 2.13.0 上，这个代码块失败：AssertionError: &#x27;x&#x27; &lt; 1。"
     )
 
 
@@ -502,11 +586,11 @@ def test_matrix_note_follows_its_block_into_the_chinese_page():
     fence = "```python\nprint(1)\n```\n"
     english = f"# T\n\nOne.\n\n{fence}\nTwo.\n\n{fence}"
     chinese = f"# 标题\n<!-- en: 0 -->\n\n一。\n\n甲。\n\n乙。\n\n丙。\n\n{fence}\n二。\n\n{fence}"
-    second = matrix_notes.Check("docs/t.md::line 11", "block at line 11", "f", 11)
+    second = matrix_notes.Check("docs/t.md::line 11", {"kind": "block", "name": 11}, "f", 11)
     state = matrix_notes.Status([second], [], {}, {"2.13.0": [(second, "ValueError: no")]})
-    out = matrix_notes.block_notes(chinese, english, state)
+    out = matrix_notes.block_notes(chinese, english, state, words("zh"))
     assert out.count("torch-matrix-difference") == 1
-    assert out.index("二。") < out.index("On PyTorch 2.13.0") and out.rstrip().endswith("</p>")
+    assert out.index("二。") < out.index("在 PyTorch 2.13.0 上") and out.rstrip().endswith("</p>")
 
 
 def test_formulas_on_chinese_pages_carry_no_language():

@@ -37,9 +37,9 @@ from packaging.version import Version
 from pymdownx.snippets import SnippetPreprocessor
 
 from scripts import root_of
+from scripts.hooks import page_text
 from scripts.hooks.markdown_blocks import code_blocks, sections, toc_entries, tokens
 from scripts.hooks.page_facts import set_fact
-from scripts.hooks.page_text import language_of
 
 CLAIMS_MARKER = "<!-- torch-matrix: claims-by-release -->"
 PATHS_MARKER = "<!-- torch-matrix: cpu-paths -->"
@@ -146,13 +146,14 @@ def read_record(root: Path) -> dict:
 
 @dataclass
 class Check:
-    """One test of a page: its id today (``test_id``), a ``label`` for readers, its ``fingerprint``
-    (``None``: any run of the test counts), the ``line`` of the page its block starts on (``None``
-    for a test that is not a block of the page) and whether it is marked ``cuda`` (runs only on a
-    GPU)."""
+    """One test of a page: its id today (``test_id``), a ``label`` for readers (the data of the
+    partials' ``check_label`` macro: ``{"kind": "block" | "snippet" | "property test" |
+    "notebook" | "test", "name": ...}``), its ``fingerprint`` (``None``: any run counts), the
+    ``line`` of the page its block starts on (``None`` for a test that is not a block of the
+    page) and whether it is marked ``cuda`` (runs only on a GPU)."""
 
     test_id: str
-    label: str
+    label: dict
     fingerprint: str | None
     line: int | None = None
     cuda: bool = False
@@ -206,44 +207,44 @@ def _proofs_in(source: str) -> list[tuple[str, str, bool]]:
 
 
 def page_checks(root: Path, record: dict, src_uri: str, claims=()) -> list[Check]:
-    """The checks of the page ``docs/<src_uri>`` as they are today (CONTRIBUTING.md says which);
-    ``claims``: the claim ids it states. Raises ``OSError`` when a file cannot be read."""
-    rel, path = f"docs/{src_uri}", root / "docs" / src_uri
-    checks, text = [], path.read_text(encoding="utf-8") if path.suffix == ".md" else ""
-    for b in (b for b in code_blocks(text) if b.syntax in EXECUTED):
-        fingerprint = block_fingerprint(b.code, b.expected_output)
-        checks.append(
-            Check(
-                f"{rel}::line {b.lineno}",
-                f"block at line {b.lineno}",
-                fingerprint,
-                b.lineno,
-                b.cuda,
-            )
-        )
-    includes = map(SnippetPreprocessor.RE_ALL_SNIPPETS.match, text.splitlines())
-    for name in sorted(
-        {
-            m["snippet"][1:-1].partition(":")[0]
-            for m in includes
-            if m and m["snippet"] and not m["escape"]
-        }
-    ):
+    """The checks of the page ``docs/<src_uri>`` as they are today (CONTRIBUTING.md says which):
+    its executed blocks, the ``snippets/*.py`` files it includes, a notebook's own run, the
+    property tests of ``claims`` (the claim ids it states), the API map's and the notebooks'
+    tests that the record ran. Raises ``OSError`` when a file cannot be read."""
+    rel = f"docs/{src_uri}"
+    path = root / "docs" / src_uri
+    text = ""
+    if path.suffix == ".md":
+        text = path.read_text(encoding="utf-8")
+    checks = []
+    for b in code_blocks(text):
+        if b.syntax in EXECUTED:
+            fingerprint = block_fingerprint(b.code, b.expected_output)
+            label = {"kind": "block", "name": b.lineno}
+            checks.append(Check(f"{rel}::line {b.lineno}", label, fingerprint, b.lineno, b.cuda))
+    included = set()
+    for line in text.splitlines():
+        m = SnippetPreprocessor.RE_ALL_SNIPPETS.match(line)
+        if m and m["snippet"] and not m["escape"]:
+            included.add(m["snippet"][1:-1].partition(":")[0])  # the file, less its region
+    for name in sorted(included):
         if name.startswith("snippets/") and name.endswith(".py"):
-            fingerprint = file_fingerprint(root / name)
-            checks.append(Check(f"{SNIPPET_TEST}[{name}]", f"snippet {name}", fingerprint))
+            label = {"kind": "snippet", "name": name}
+            checks.append(Check(f"{SNIPPET_TEST}[{name}]", label, file_fingerprint(root / name)))
     if path.suffix == ".ipynb":
-        checks.append(Check(f"{rel}::", f"notebook {path.name}", file_fingerprint(path)))
+        label = {"kind": "notebook", "name": path.name}
+        checks.append(Check(f"{rel}::", label, file_fingerprint(path)))
     proofs = proofs_in_sources(root)
-    for test, cuda in sorted(
-        {t: c for claim in claims for t, c in proofs.get(claim, {}).items()}.items()
-    ):
-        checks.append(Check(test, f"property test {test.split('::')[1]}", None, cuda=cuda))
+    proving = {test: cuda for claim in claims for test, cuda in proofs.get(claim, {}).items()}
+    for test, cuda in sorted(proving.items()):
+        label = {"kind": "property test", "name": test.split("::")[1]}
+        checks.append(Check(test, label, None, cuda=cuda))
     for test in sorted({t for run in record["releases"].values() for t in run["tests"]}):
+        label = {"kind": "test", "name": test.split("::")[1]}
         if test.startswith("tests/test_api_map.py::") and path.stem == "api-map":
-            checks.append(Check(test, test.split("::")[1], None))
+            checks.append(Check(test, label, None))
         elif test.startswith("tests/test_notebooks.py::") and test.endswith(f"[{rel}]"):
-            checks.append(Check(test, test.split("::")[1], file_fingerprint(path)))
+            checks.append(Check(test, label, file_fingerprint(path)))
     return checks
 
 
@@ -277,11 +278,6 @@ def status(record: dict, checks: list[Check], kind: str = "releases") -> Status:
     return result
 
 
-def release_list(names: list[str]) -> str:
-    """``2.15.0``, ``2.14.1 and 2.13.0``, ``2.15.0, 2.14.1 and 2.13.0``."""
-    return f"{', '.join(names[:-1])} and {names[-1]}" if len(names) > 1 else "".join(names)
-
-
 def _named(record: dict, by_run: dict[str, list], kind: str) -> list[tuple[dict, list]]:
     """``[(run, items)]`` of ``by_run`` (a run's name in the record -> its items), each run as
     the data the partials' ``run`` macro names: releases with the same items share one
@@ -304,23 +300,13 @@ def _named(record: dict, by_run: dict[str, list], kind: str) -> list[tuple[dict,
     return named
 
 
-def run_name(run: dict) -> str:
-    """A run of :func:`_named` in English (HTML), as the list at a page's end names it."""
-    if run["kind"] == "releases":
-        return release_list(run["names"])
-    if run["kind"] == "cpu_path":
-        return f"CPU path {run['key']}"
-    return html.escape(f"GPU {run['gpu']} (torch {run['torch']})")
-
-
-def in_readers_terms(message: str) -> str:
-    """A recorded failure for readers (HTML): what the block printed instead, or its error."""
+def failure_data(message: str) -> dict:
+    """A recorded failure's ``message`` as the data of the partials' ``failure`` macro: what the
+    block printed instead of what the page shows (``{"kind": "prints", "printed", "shown"}``, as
+    tests/torch_matrix_plugin.py words it), or its error (``{"kind": "fails", "message"}``)."""
     if found := PRINTS.fullmatch(message):
-        return (
-            f"prints <code>{html.escape(found['printed'])}</code> where the page shows "
-            f"<code>{html.escape(found['shown'])}</code>"
-        )
-    return f"fails with <code>{html.escape(message)}</code>"
+        return {"kind": "prints", "printed": found["printed"], "shown": found["shown"]}
+    return {"kind": "fails", "message": message}
 
 
 def matrix_facts(releases: Status, paths: Status, gpus: Status, record: dict) -> dict:
@@ -366,70 +352,58 @@ def matrix_facts(releases: Status, paths: Status, gpus: Status, record: dict) ->
 
 def page_matrix(
     record: dict, checks: list[Check], sections: list[tuple], href: str | None = None
-) -> tuple[dict, str]:
-    """A page's part of its facts line, as data (:func:`matrix_facts`; ``paths_href``: ``href``,
-    the CPU paths' table, which the counts of CPU paths and GPUs link to) and its list at the end
-    (HTML, ``""`` when empty): each check failing or not yet run, on which run, a block named
-    with its section (``sections``, of :func:`sections_of`)."""
+) -> tuple[dict, dict | None]:
+    """A page's part of its facts line and its list at the end, as the data of the partials'
+    ``matrix`` and ``details`` macros. The facts: :func:`matrix_facts`, with ``paths_href``,
+    ``href``, the CPU paths' table, which the counts of CPU paths and GPUs link to. The list
+    (``None`` when empty): each check failing or not yet run, on which run, a block named with
+    the section it is in (``sections``, of :func:`sections_of`)."""
     releases = status(record, checks, "releases")
     paths = status(record, checks, "cpu_paths")
     gpus = status(record, checks, "gpus")
     facts = {**matrix_facts(releases, paths, gpus, record), "paths_href": href}
 
-    def where(check: Check) -> str:
-        """The check's label, and the section its block is in, linked."""
+    def where(check: Check) -> dict:
+        """The check's label, and the section its block is in, with its link if it has one."""
         above = [s for s in sections if check.line and s[0] < check.line]
-        label = html.escape(check.label)
         if not above or above[-1][3] is None:
-            return label
+            return {"label": check.label, "section": None, "url": None}
         *_, title, url = above[-1]
-        return f'{label} in <a href="{url}">{html.escape(title)}</a>'
+        return {"label": check.label, "section": title, "url": url}
 
     items = []
     for kind, of in zip(KINDS, (releases, paths, gpus), strict=True):
-        on = "PyTorch " if kind == "releases" else ""
-        why = "the last matrix run" if kind == "releases" else "its last run"
         for run, failures in _named(record, of.failed, kind):
             for check, message in failures:
+                failure = failure_data(message)
                 items.append(
-                    f"<li>On {on}{run_name(run)}, {where(check)} {in_readers_terms(message)}.</li>"
+                    {"kind": "differs", "run": run, "check": where(check), "failure": failure}
                 )
         if kind == "gpus":
             continue  # a GPU run that skipped a check is listed below, once for all runs
         for run, pending in _named(record, of.pending, kind):
-            items.append(
-                f"<li>Not yet run on {on}{run_name(run)} (changed since {why}): "
-                f"{', '.join(map(where, pending))}.</li>"
-            )
+            items.append({"kind": "not run", "run": run, "checks": [where(c) for c in pending]})
     if gpus.unrun:
-        items.append(
-            f"<li>Not yet run on a GPU (marked for CUDA, skipped on a CPU): "
-            f"{', '.join(map(where, gpus.unrun))}.</li>"
-        )
+        items.append({"kind": "not run on a GPU", "checks": [where(c) for c in gpus.unrun]})
     if not items:
-        return facts, ""
-    dates = ", ".join(sorted({run["date"] for run in record["releases"].values()}))
-    details = (
-        f'<div class="torch-matrix" id="{DETAILS_ID}"><p><strong>This page in the torch '
-        f"matrix</strong> (every check runs on PyTorch {record['pinned']} with each "
-        f"change; the earlier releases run on CI's runners after it; matrix of {dates}, on "
-        f"a CPU; the checks marked for CUDA run only on a GPU machine, with <code>python "
-        f"-m scripts torch-matrix --cuda</code>):</p><ul>{''.join(items)}</ul></div>"
-    )
+        return facts, None
+    dates = sorted({run["date"] for run in record["releases"].values()})
+    details = {"id": DETAILS_ID, "pinned": record["pinned"], "dates": dates, "items": items}
     return facts, details
 
 
-def block_notes(markdown: str, source: str, state: Status, lang: str = "") -> str:
+def block_notes(markdown: str, source: str, state: Status, words) -> str:
     """``markdown`` with a note after each block failing on a release (after its output, if
     shown): the n-th block of ``source``, whose lines the checks give, is its n-th block.
-    ``lang``: the note's ``lang`` attribute (``"en"`` on a page in another language), if any."""
+    ``words``: the partial of the page's language (:func:`scripts.hooks.page_text.words`),
+    whose ``block_note`` macro writes the note."""
     blocks = [b for b in code_blocks(markdown) if b.syntax in EXECUTED]
     executed_in_source = [b for b in code_blocks(source) if b.syntax in EXECUTED]
     nth = {b.lineno: k for k, b in enumerate(executed_in_source)}
     fences = [token.map for token in tokens(markdown) if token.type == "fence"]
     at = {start: k for k, (start, _) in enumerate(fences)}
-    attribute = f' lang="{lang}"' if lang else ""
-    lines, notes = markdown.splitlines(), {}
+    lines = markdown.splitlines()
+    notes: dict[int, list[str]] = {}  # line number -> the lines to put after it
     for run, failures in _named({}, state.failed, "releases"):
         for check, message in failures:
             k = nth.get(check.line)
@@ -442,11 +416,8 @@ def block_notes(markdown: str, source: str, state: Status, lang: str = "") -> st
             end = fences[fence][1]
             opening = lines[block.lineno - 1]
             indent = opening[: len(opening) - len(opening.lstrip())]
-            note = (
-                f'{indent}<p class="torch-matrix-difference"{attribute}>On PyTorch '
-                f"{run_name(run)} this block {in_readers_terms(message)}.</p>"
-            )
-            notes.setdefault(end, []).extend(["", note])
+            note = words.block_note({"run": run, "failure": failure_data(message)})
+            notes.setdefault(end, []).extend(["", indent + str(note)])
     if not notes:
         return markdown
     out = []
@@ -477,20 +448,24 @@ def _table(head: list[str], rows: list[list[str]]) -> str:
 def claims_table(record: dict, checks: list[Check], sections: list[tuple]) -> str:
     """The claims-by-release table (HTML): a row per ``###`` claim of ``sections`` holding a
     block, a cell per release: holds, differs (how), or not yet run."""
-    rows, claims = [], [s for s in sections if s[1] == 3]
+    rows = []
+    claims = [s for s in sections if s[1] == 3]
     releases = sorted(record["releases"], key=Version, reverse=True)
+    english = page_text.words("en")  # the claims page's table is in English in both editions
     for (start, _, title, url), (end, *_) in zip(claims, [*claims[1:], (10**9,)], strict=True):
         if mine := [c for c in checks if start < (c.line or 0) < end and not c.cuda]:
-            state, cells = status(record, mine), []
+            state = status(record, mine)
+            cells = []
             for release in releases:
-                check, message = (state.failed.get(release) or [(None, "")])[0]
-                cells.append(
-                    f"<strong>differs</strong>: {check.label} {in_readers_terms(message)}"
-                    if check
-                    else "not yet run"
-                    if release in state.pending
-                    else "holds"
-                )
+                if release in state.failed:
+                    check, message = state.failed[release][0]
+                    label = english.check_label(check.label)
+                    failure = english.failure(failure_data(message))
+                    cells.append(f"<strong>differs</strong>: {label} {failure}")
+                elif release in state.pending:
+                    cells.append("not yet run")
+                else:
+                    cells.append("holds")
             rows.append(
                 [f'<a href="{url}">{html.escape(title)}</a>' if url else html.escape(title), *cells]
             )
@@ -547,8 +522,8 @@ def paths_table(record: dict) -> str:
 
 
 def on_page_markdown(markdown: str, *, page, config, files) -> str:
-    """Put a note after each block that fails on a covered release (MkDocs event), in English
-    (``lang="en"``) on a page in another language."""
+    """Put a note after each block that fails on a covered release (MkDocs event), in the page's
+    language."""
     root = root_of(config)
     record = read_record(root)
     # A Chinese page (x.zh.md) shows its English page's blocks, in order: their checks and notes.
@@ -559,14 +534,14 @@ def on_page_markdown(markdown: str, *, page, config, files) -> str:
     if not state.failed:
         return markdown
     source = (root / "docs" / uri).read_text(encoding="utf-8")
-    lang = "en" if language_of(page) != "en" else ""
-    return block_notes(markdown, source, state, lang)
+    words = page_text.words(page_text.language_of(page), config.theme.dirs)
+    return block_notes(markdown, source, state, words)
 
 
 def on_page_content(html_: str, *, page, config, files) -> str:
     """Put the matrix's part of the facts line on the page (:func:`page_matrix`;
-    :func:`scripts.hooks.page_facts.set_fact`, ``matrix``), add its list at the end, fill the
-    claims' and CPU paths' tables (MkDocs event)."""
+    :func:`scripts.hooks.page_facts.set_fact`, ``matrix``), add its list at the end in the page's
+    language, fill the claims' and CPU paths' tables (MkDocs event)."""
     root = root_of(config)
     record = read_record(root)
     if not record.get("releases"):
@@ -591,4 +566,7 @@ def on_page_content(html_: str, *, page, config, files) -> str:
     facts, details = page_matrix(record, checks, sections, href)
     if "</h1>" in html_:  # a page without a title has no facts line
         set_fact(page, "matrix", facts)
-    return html_ + details
+    if details is None:
+        return html_
+    words = page_text.words(page_text.language_of(page), config.theme.dirs)
+    return html_ + str(words.details(details))

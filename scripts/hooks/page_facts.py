@@ -35,11 +35,7 @@ def facts_line(facts: dict, language: str, dirs: Sequence[str] = ()) -> str:
     when there is no fact. ``dirs``: the theme's folders (:func:`scripts.hooks.page_text.words`).
     Raises ``jinja2.UndefinedError`` when a fact's data lacks a key its macro writes."""
     words = page_text.words(language, dirs)
-    parts = []
-    for name in ORDER:
-        if name in facts:
-            macro = getattr(words, name)
-            parts.append(str(macro(facts[name])))
+    parts = [str(getattr(words, name)(facts[name])) for name in ORDER if name in facts]
     if not parts:
         return ""
     return OPEN + SEPARATOR.join(parts) + "</p>"

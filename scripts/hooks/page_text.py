@@ -11,10 +11,12 @@ translated after it was written.
 from __future__ import annotations
 
 import functools
+import html
 from collections.abc import Sequence
 from pathlib import Path
 
 import jinja2
+from markupsafe import Markup
 
 from scripts import ROOT
 
@@ -48,9 +50,17 @@ def words(language: str, dirs: Sequence[str] = ()):
     return _module(folders, name, path.stat().st_mtime_ns)
 
 
+def escape(value) -> Markup:
+    """The partials' ``e`` (and ``escape``) filter: ``value`` as text in HTML, escaped as Python's
+    ``html.escape`` escapes it (``'`` as ``&#x27;``, ``"`` as ``&quot;``), like the rest of the
+    site's HTML that the build writes, where Jinja's own filter writes ``&#39;`` and ``&#34;``."""
+    return Markup(html.escape(str(value)))
+
+
 @functools.lru_cache(maxsize=8)  # one per language and version of its file
 def _module(dirs: tuple[str, ...], name: str, mtime_ns: int):
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(list(dirs)), undefined=jinja2.StrictUndefined
     )
+    env.filters["e"] = env.filters["escape"] = escape
     return env.get_template(name).module

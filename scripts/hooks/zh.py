@@ -46,15 +46,13 @@ def current_pairs(english: list[Section], chinese: list[Section]) -> list[tuple[
     return pairs
 
 
-def stale_notes(english: str, chinese: str, english_href: str, words=None) -> str:
+def stale_notes(english: str, chinese: str, english_href: str, words) -> str:
     """``chinese`` (a Chinese page's Markdown) with a note at each section whose English source
     changed since it was translated (after its heading and fingerprint comment) and at each
     English section it lacks (before the next section it has), linking ``english_href#anchor``.
     ``words``: the Chinese partial (:func:`scripts.hooks.page_text.words`), whose ``stale`` and
     ``missing`` macros write the notes. Raises ``ValueError`` when either page has no ``#``
     title."""
-    if words is None:
-        words = page_text.words(ZH)
     en = sections(english)
     translated = sections(chinese)
     lines = chinese.splitlines()
