@@ -19,7 +19,8 @@ from mkdocs.exceptions import PluginError
 
 from scripts import ROOT
 from scripts.checks.site import html_of, nav_pages
-from scripts.hooks.page_html import glossary_terms, rewrite
+from scripts.hooks.glossary import glossary_terms
+from scripts.hooks.page_html import rewrite
 from tests.built_pages import parsed, scanned
 
 GLOSSARY = ROOT / "snippets" / "glossary.md"

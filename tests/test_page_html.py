@@ -10,7 +10,8 @@ import pytest
 from mkdocs.exceptions import PluginError
 
 from scripts import ROOT
-from scripts.hooks.page_html import GLOSSARY, glossary_terms, rewrite, svg_size
+from scripts.hooks.glossary import GLOSSARY, glossary_terms
+from scripts.hooks.page_html import rewrite, svg_size
 
 CONFIG = SimpleNamespace(
     config_file_path=str(ROOT / "mkdocs.yml"),
@@ -117,7 +118,7 @@ def test_the_glossaries_are_read_once_per_version_of_their_files(tmp_path, monke
     edit (a new modification time) is read again, as ``mkdocs serve`` needs."""
     import pathlib
 
-    from scripts.hooks import zh
+    from scripts.hooks import glossary
 
     english, chinese = tmp_path / "glossary.md", tmp_path / "glossary.zh.md"
     english.write_text("*[one-hot]: a row of zeros and a single one\n", encoding="utf-8")
@@ -133,7 +134,7 @@ def test_the_glossaries_are_read_once_per_version_of_their_files(tmp_path, monke
     zh_page = SimpleNamespace(file=SimpleNamespace(src_uri="x.zh.md"))
     for _ in range(3):
         assert glossary_terms(english) == {"one-hot": "a row of zeros and a single one"}
-        assert zh.glossary_terms_for(zh_page, config) == {"独热": "只有一个一的行"}
+        assert glossary.terms_for(zh_page, config) == {"独热": "只有一个一的行"}
     assert sorted(reads) == ["glossary.md", "glossary.zh.md"]
     english.write_text("*[one-hot]: edited\n", encoding="utf-8")
     os.utime(english, ns=(english.stat().st_atime_ns, english.stat().st_mtime_ns + 10**9))

@@ -309,40 +309,6 @@ def test_the_short_answer_comes_first_on_every_article(site):
         assert facts.select_one(".torch-matrix"), f"{page}: no torch matrix status"
 
 
-def test_page_facts_share_one_line_after_the_short_answer():
-    from scripts.hooks.page_facts import SEPARATOR, add_fact
-
-    page = '<h1>T</h1>\n<p id="claim-x">Answer.</p>\n<p>Next.</p>'
-    once = add_fact(page, "<b>verified</b>")
-    assert once == (
-        '<h1>T</h1>\n<p id="claim-x">Answer.</p><p class="page-facts"><b>verified</b>'
-        "</p>\n<p>Next.</p>"
-    )
-    both = add_fact(once, "<a>notebook</a>", first=True)
-    assert both == (
-        '<h1>T</h1>\n<p id="claim-x">Answer.</p><p class="page-facts"><a>notebook</a>'
-        + SEPARATOR
-        + "<b>verified</b></p>\n<p>Next.</p>"
-    )
-    assert add_fact(both, "<i>last</i>").count('class="page-facts"') == 1
-    assert add_fact(both, "<i>last</i>").endswith("<i>last</i></p>\n<p>Next.</p>")
-
-
-def test_page_facts_go_under_the_title_when_no_paragraph_follows_it():
-    from scripts.hooks.page_facts import SEPARATOR, add_fact
-
-    page = "<h1>T</h1><pre>code</pre><p>Later.</p>"
-    once = add_fact(page, "<b>verified</b>")
-    assert once == '<h1>T</h1><p class="page-facts"><b>verified</b></p><pre>code</pre><p>Later.</p>'
-    assert add_fact(once, "<a>nb</a>", first=True) == (
-        '<h1>T</h1><p class="page-facts"><a>nb</a>'
-        + SEPARATOR
-        + "<b>verified</b></p><pre>code</pre><p>Later.</p>"
-    )
-    with pytest.raises(ValueError, match="no '# title'"):
-        add_fact("<p>no title</p>", "x")
-
-
 def test_a_formula_breaks_into_lines_at_top_level_double_backslashes():
     from scripts.hooks.markdown_math import math_block, split_lines
 

@@ -24,7 +24,7 @@ import pytest
 from scripts.checks.site import BROWSER_INSTALL_HINT, html_of, nav_pages
 from scripts.commands import site_pdf
 from scripts.commands.site_pdf import NavPage
-from scripts.hooks.execute_stage import PDF_NAME, STAND_IN, placeholder_pdf
+from scripts.hooks.pdf_stand_in import PDF_NAME, STAND_IN, placeholder_pdf
 from snippets.figure_style import THEMES
 from tests.built_pages import parsed
 from tests.conftest import build_problems

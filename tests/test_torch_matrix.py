@@ -48,6 +48,8 @@ from scripts.commands.torch_matrix import (
     pinned_release,
 )
 from scripts.hooks.matrix_notes import block_fingerprint, code_meaning, file_fingerprint
+from scripts.hooks.page_facts import facts_line
+from scripts.hooks.page_text import words
 
 WORKFLOW = ROOT / ".github" / "workflows" / "torch-matrix.yml"
 
@@ -56,6 +58,15 @@ WORKFLOW = ROOT / ".github" / "workflows" / "torch-matrix.yml"
 def record() -> dict:
     assert RECORD.exists(), f"{RECORD.relative_to(ROOT)} is missing: python -m scripts torch-matrix"
     return load_record()
+
+
+def rendered(record, checks, sections, href=None) -> tuple[str, str]:
+    """A page's facts line and its list at the end, in English, as the build writes them."""
+    from scripts.hooks import matrix_notes
+
+    facts, details = matrix_notes.page_matrix(record, checks, sections, href)
+    line = facts_line({"matrix": facts}, "en")
+    return line, str(words("en").details(details)) if details else ""
 
 
 def test_record_belongs_to_the_pin_and_covers_the_right_releases(record):
@@ -522,7 +533,10 @@ def test_build_hook_says_what_was_verified_and_notes_a_difference_at_its_block(t
                 "strict": True,
                 "nav": [{"Page": "page.md"}, {"Other": "other.md"}, {"GPU": "gpu.md"}],
                 "markdown_extensions": ["toc", "attr_list"],
-                "hooks": [str(ROOT / "scripts" / "hooks" / "matrix_notes.py")],
+                "hooks": [
+                    str(ROOT / "scripts" / "hooks" / name)
+                    for name in ("matrix_notes.py", "page_facts.py")
+                ],
             }
         )
     )
@@ -536,6 +550,10 @@ def test_build_hook_says_what_was_verified_and_notes_a_difference_at_its_block(t
     assert "admonition" not in head and head.count("<p") == 1, "one line, no box"
     note = "On PyTorch 9.0.0 this block prints <code>5</code> where the page shows <code>4</code>."
     assert page.index("4\n</code></pre>") < page.index(note) < page.index('id="3-the-third-claim"')
+    # The list is collapsed (a reader's length, issue 49); the links' target sits inside it, so
+    # following one opens it.
+    assert '<details class="torch-matrix"><summary>' in page
+    assert page.index('<details class="torch-matrix">') < page.index('id="torch-matrix-details"')
     details = page[page.index('id="torch-matrix-details"') :]
     assert f'block at line {blocks[2].lineno} in <a href="#3-the-third-claim">' in details
     rows = page[page.index("<table>") :].split("</tr>")[1:4]
@@ -705,7 +723,7 @@ def test_a_page_counts_the_cpu_paths_its_checks_passed_on(monkeypatch):
     paths' table, and says on which path a check differs; the details list it."""
     from scripts.hooks import matrix_notes as hook
 
-    check = hook.Check("docs/a.md::line 3", "block at line 3", "0" * 12, 3)
+    check = hook.Check("docs/a.md::line 3", {"kind": "block", "name": 3}, "0" * 12, 3)
     failed = _path_run("native", EPYC, "failed")
     failed["tests"]["docs/a.md::line 3"]["message"] = "AssertionError: boom"
     keys = [
@@ -728,7 +746,7 @@ def test_a_page_counts_the_cpu_paths_its_checks_passed_on(monkeypatch):
     assert state.passed == ["9.2.0"] and not state.failed and not state.pending
     assert sorted(paths.passed) == sorted(keys[:3])
     assert list(paths.failed) == [keys[3]]
-    line, details = hook.page_matrix(record, [check], [], "../claims/#cpu-kernel-paths")
+    line, details = rendered(record, [check], [], "../claims/#cpu-kernel-paths")
     assert (
         'on torch 9.2.0 and <a href="../claims/#cpu-kernel-paths">3 CPU paths of 2 '
         "machines</a>" in line
@@ -770,7 +788,9 @@ def test_a_note_follows_a_block_or_its_output_inside_an_admonition_or_a_tab():
     front = "---\ntitle: T\n---\n"
     first, second = extract_from_buffer(io.StringIO(front + NESTED))
     checks = [
-        hook.Check(f"docs/p.md::line {b.lineno}", f"block at line {b.lineno}", None, b.lineno)
+        hook.Check(
+            f"docs/p.md::line {b.lineno}", {"kind": "block", "name": b.lineno}, None, b.lineno
+        )
         for b in (first, second)
     ]
     state = hook.Status(
@@ -784,7 +804,7 @@ def test_a_note_follows_a_block_or_its_output_inside_an_admonition_or_a_tab():
             ]
         },
     )
-    lines = hook.block_notes(NESTED, front + NESTED, state).splitlines()
+    lines = hook.block_notes(NESTED, front + NESTED, state, words("en")).splitlines()
     assert lines[8:11] == [
         "    ```",
         "",
@@ -799,7 +819,7 @@ def test_a_note_follows_a_block_or_its_output_inside_an_admonition_or_a_tab():
     ]
     assert lines[19:] == ["", "The end."]
     passing = hook.Status(checks, ["9.1.0"], {}, {})
-    assert hook.block_notes(NESTED, front + NESTED, passing) == NESTED
+    assert hook.block_notes(NESTED, front + NESTED, passing, words("en")) == NESTED
 
 
 def test_an_edited_record_or_claims_module_is_read_again(tmp_path):
@@ -839,6 +859,7 @@ def test_the_build_imports_no_markdown_model_for_the_matrix():
         "scripts.hooks.markdown_blocks",
         "scripts.hooks.matrix_notes",
         "scripts.hooks.page_facts",
+        "scripts.hooks.page_text",
     ]
 
 
@@ -1045,8 +1066,8 @@ def test_the_facts_line_says_and_1_gpu_only_with_a_gpu_record(gpu_run, verified)
     from scripts.hooks import matrix_notes as hook
 
     checks = [
-        hook.Check("docs/a.md::line 3", "block at line 3", "0" * 12, 3),
-        hook.Check("docs/a.md::line 9", "block at line 9", "1" * 12, 9, cuda=True),
+        hook.Check("docs/a.md::line 3", {"kind": "block", "name": 3}, "0" * 12, 3),
+        hook.Check("docs/a.md::line 9", {"kind": "block", "name": 9}, "1" * 12, 9, cuda=True),
     ]
     record = {
         "pinned": "9.2.0",
@@ -1054,7 +1075,7 @@ def test_the_facts_line_says_and_1_gpu_only_with_a_gpu_record(gpu_run, verified)
         "cpu_paths": {cpu_path_key("x86_64", EPYC, "native"): _path_run("native", EPYC)},
         "gpus": {"nvidia-h200/2.11.0+cu130": gpu_run} if gpu_run else {},
     }
-    line, details = hook.page_matrix(record, checks, [], "../claims/#cpu-kernel-paths")
+    line, details = rendered(record, checks, [], "../claims/#cpu-kernel-paths")
     assert "<strong>Verified</strong>: 1 check on torch 9.2.0 and " in line
     assert (
         '1 CUDA check on torch 2.11.0+cu130 and <a href="../claims/#cpu-kernel-paths">'
@@ -1078,14 +1099,14 @@ def test_the_facts_line_says_and_1_gpu_only_with_a_gpu_record(gpu_run, verified)
 def test_a_page_without_cuda_checks_says_nothing_of_a_gpu():
     from scripts.hooks import matrix_notes as hook
 
-    checks = [hook.Check("docs/a.md::line 3", "block at line 3", "0" * 12, 3)]
+    checks = [hook.Check("docs/a.md::line 3", {"kind": "block", "name": 3}, "0" * 12, 3)]
     record = {
         "pinned": "9.2.0",
         "releases": {"9.2.0": _entry("9.2.0")},
         "cpu_paths": {},
         "gpus": {},
     }
-    line, details = hook.page_matrix(record, checks, [])
+    line, details = rendered(record, checks, [])
     assert "GPU" not in line and details == ""
     assert "No GPU run yet" in hook.paths_table(record)
 

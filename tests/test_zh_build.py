@@ -9,10 +9,16 @@ import re
 
 import markdown
 
+from scripts import ROOT
 from scripts.commands.translations import HAN
-from scripts.hooks import zh
+from scripts.hooks import glossary, zh
 from scripts.hooks.markdown_blocks import sections
+from scripts.hooks.page_facts import ORDER, facts_line
+from scripts.hooks.page_text import words
 from scripts.hooks.zh import fingerprint
+
+#: The Chinese partial, whose macros write the notes.
+ZH_WORDS = words("zh")
 
 #: Where the site is published (mkdocs.yml's site_url): the sitemaps' addresses start with it.
 SITE_URL = "https://embedding-executed.github.io/"
@@ -71,13 +77,13 @@ def notes(text: str) -> list[tuple[str, str]]:
 
 def test_current_translation_shows_no_note():
     chinese = chinese_for(ENGLISH)
-    assert zh.stale_notes(ENGLISH, chinese, "../../rows/") == chinese
+    assert zh.stale_notes(ENGLISH, chinese, "../../rows/", ZH_WORDS) == chinese
 
 
 def test_one_edited_english_sentence_marks_exactly_its_section():
     chinese = chinese_for(ENGLISH)
     edited = ENGLISH.replace("The gradient is sparse.", "The gradient is a sparse tensor.")
-    out = zh.stale_notes(edited, chinese, "../../rows/")
+    out = zh.stale_notes(edited, chinese, "../../rows/", ZH_WORDS)
     assert notes(out) == [("英文原文已更新", "../../rows/#gradient")]
     # The note sits in the section it is about: after its marker, before its text.
     gradient = out.index("## 梯度")
@@ -87,21 +93,28 @@ def test_one_edited_english_sentence_marks_exactly_its_section():
 
 def test_edited_title_section_links_the_page_itself():
     out = zh.stale_notes(
-        ENGLISH.replace("table of rows", "table of vectors"), chinese_for(ENGLISH), "../../rows/"
+        ENGLISH.replace("table of rows", "table of vectors"),
+        chinese_for(ENGLISH),
+        "../../rows/",
+        ZH_WORDS,
     )
     assert notes(out) == [("英文原文已更新", "../../rows/")]
     assert out.index("英文原文已更新") < out.index("嵌入是一张")
 
 
 def test_missing_section_gets_a_note_where_it_belongs():
-    out = zh.stale_notes(ENGLISH, chinese_for(ENGLISH, leave_out="gradient"), "../../rows/")
+    out = zh.stale_notes(
+        ENGLISH, chinese_for(ENGLISH, leave_out="gradient"), "../../rows/", ZH_WORDS
+    )
     assert notes(out) == [("本节尚未翻译", "../../rows/#gradient")]
     assert out.index("返回 3 行") < out.index("本节尚未翻译") < out.index("### 细节")
     assert "Gradient</a>" in out
 
 
 def test_notes_render_as_warnings():
-    out = zh.stale_notes(ENGLISH.replace("2 rows", "two rows"), chinese_for(ENGLISH), "x/")
+    out = zh.stale_notes(
+        ENGLISH.replace("2 rows", "two rows"), chinese_for(ENGLISH), "x/", ZH_WORDS
+    )
     rendered = markdown.markdown(out, extensions=["admonition", "attr_list"])
     assert rendered.count('<div class="admonition warning">') == 1
     assert '<a href="x/#detail" hreflang="en">当前的英文原文</a>' in rendered
@@ -131,7 +144,7 @@ def test_text_terms_wrapped_once_inside_chinese_text():
         "<h2>查找表</h2><p>嵌入层是一张查找表，它的稀疏梯度是 COO 张量。</p>"
         "<p>再说查找表。</p><pre><code>查找表</code></pre><p><a href='x'>稀疏梯度</a></p>"
     )
-    out = zh.wrap_text_terms(html, TERMS)
+    out = glossary.wrap_text_terms(html, TERMS)
     assert out.count("<abbr") == 3
     assert '<p>嵌入层是一张<abbr title="按 id 取行的表。">查找表</abbr>，' in out
     assert '<abbr title="只有被查找的行非零的梯度。">稀疏梯度</abbr>' in out
@@ -146,7 +159,7 @@ def test_no_tooltip_inside_a_code_blocks_title():
         '<div class="highlight"><span class="filename">a/查找表.py — 稀疏梯度</span><pre>'
         "<code>x</code></pre></div><p>查找表<span>稀疏梯度</span></p>"
     )
-    out = zh.wrap_text_terms(html, TERMS)
+    out = glossary.wrap_text_terms(html, TERMS)
     assert '<span class="filename">a/查找表.py — 稀疏梯度</span>' in out
     assert out.count("<abbr") == 2 and "<span><abbr" in out
 
@@ -157,54 +170,202 @@ def test_chinese_glossary_page_gives_terms_and_definitions():
         "    [稀疏性](sparsity.md#x)\n\nCOO\n:   坐标格式（coordinate format）：稀疏张量存为\n"
         "    它的索引。\n    [稀疏性](sparsity.md#y)\n"
     )
-    assert zh.zh_glossary(page) == {
+    assert glossary.zh_glossary(page) == {
         "袋": "一组 id，由 nn.EmbeddingBag 归约为一行。",
         "COO": "坐标格式（coordinate format）：稀疏张量存为它的索引。",
     }
 
 
-def test_facts_line_in_chinese():
-    line = (
-        '<h1>x</h1><p class="page-facts"><span class="nb-download">Run it yourself: <a '
-        'download="" href="../../a/a.ipynb">a.ipynb</a> (this article as a notebook)</span>'
-        '<span class="torch-matrix"><strong>Verified</strong>: 33 checks on torch 2.15.0, '
-        '2.14.1 and 2.13.0 and <a href="../claims/#p">5 CPU paths</a>; <a href="#d">3 not '
-        "yet run on 2.14.1 and 2.13.0</a></span></p>"
+#: The facts of an article as the build steps put them on the page (page.meta["facts"]).
+ARTICLE_FACTS = {
+    "download": {"what": "article", "href": "../../a/a.ipynb", "name": "a.ipynb"},
+    "matrix": {
+        "checks": 33,
+        "releases": ["2.15.0", "2.14.1", "2.13.0"],
+        "paths": {"count": 5, "machines": 1},
+        "paths_href": "../claims/#p",
+        "cuda": None,
+        "details_id": "d",
+        "differences": [
+            {
+                "kind": "not run",
+                "count": 3,
+                "run": {"kind": "releases", "names": ["2.14.1", "2.13.0"]},
+            }
+        ],
+    },
+}
+
+
+def text(html: str) -> str:
+    return re.sub("<[^>]+>", "", html)
+
+
+def test_facts_line_in_both_languages_from_the_same_data():
+    """One set of data, two partials: the same links in the same places, no English phrase left
+    in the Chinese line."""
+    english, chinese = facts_line(ARTICLE_FACTS, "en"), facts_line(ARTICLE_FACTS, "zh")
+    assert text(english) == (
+        "Run it yourself: a.ipynb (this article as a notebook) · Verified: 33 checks on torch "
+        "2.15.0, 2.14.1 and 2.13.0 and 5 CPU paths of 1 machine; 3 not yet run on 2.14.1 and "
+        "2.13.0"
     )
-    out = zh.facts_in_chinese(line)
-    assert re.sub("<[^>]+>", "", out) == (
-        "x自己运行：a.ipynb（本文的笔记本）已验证："
+    assert text(chinese) == (
+        "自己运行：a.ipynb（本文的笔记本） · 已验证："
         "33 项检查，torch 2.15.0、2.14.1 和 2.13.0，"
-        "以及 5 条 CPU 路径；3 项尚未在 "
+        "以及 1 台机器上的 5 条 CPU 路径；3 项尚未在 "
         "2.14.1 和 2.13.0 上运行"
     )
-    assert re.findall(r'href="([^"]*)"', out) == re.findall(r'href="([^"]*)"', line)
-    zipped = line.replace(
-        'a.ipynb">a.ipynb</a> (this article as a notebook)',
-        'a.zip">a.zip</a> (this article as a notebook, with the files it reads)',
+    assert re.findall(r'href="([^"]*)"', chinese) == re.findall(r'href="([^"]*)"', english)
+    zipped = {
+        **ARTICLE_FACTS,
+        "download": {"what": "article with files", "href": "a.zip", "name": "a.zip"},
+    }
+    assert text(facts_line(zipped, "zh")).startswith(
+        "自己运行：a.zip（本文的笔记本，含它读取的文件） · 已验证："
     )
-    assert re.sub("<[^>]+>", "", zh.facts_in_chinese(zipped)).startswith(
-        "x自己运行：a.zip（本文的笔记本，含它读取的文件）已验证："
-    )
+    assert facts_line({}, "zh") == ""
 
 
 def test_facts_line_in_chinese_with_machines_and_gpus():
-    """The facts line as the torch matrix writes it today: CPU paths counted over machines, CUDA
-    checks on a GPU, or not yet run on one; no English phrase is left."""
-    line = (
-        '<p class="page-facts"><span class="torch-matrix"><strong>Verified</strong>: 32 checks '
-        'on torch 2.15.0, 2.14.1 and 2.13.0 and <a href="../claims/#p">7 CPU paths of 1 '
-        'machine</a>; 3 CUDA checks on torch 2.11.0+cu130 and <a href="../claims/#p">1 GPU</a>'
-        '; <a href="#d">not yet run on 12 CPU paths</a>; <a href="#d">2 not yet run on a GPU'
-        "</a></span></p>"
-    )
-    out = re.sub("<[^>]+>", "", zh.facts_in_chinese(line))
-    assert out == (
+    """Every kind of difference the torch matrix reports, in Chinese: CPU paths counted over
+    machines, CUDA checks on a GPU, failures on a release, a CPU path and a GPU, checks not yet
+    run on CPU paths or on a GPU; no English phrase is left, and the English line says each."""
+    matrix = {
+        "checks": 32,
+        "releases": ["2.15.0", "2.14.1", "2.13.0"],
+        "paths": {"count": 7, "machines": 1},
+        "paths_href": "../claims/#p",
+        "cuda": {"checks": 3, "releases": ["2.11.0+cu130"], "gpus": 1},
+        "details_id": "d",
+        "differences": [
+            {"kind": "differs", "count": 1, "run": {"kind": "releases", "names": ["2.13.0"]}},
+            {"kind": "differs", "count": 2, "run": {"kind": "cpu_path", "key": "x86/avx2"}},
+            {"kind": "paths not run", "count": 12},
+            {
+                "kind": "differs",
+                "count": 1,
+                "run": {"kind": "gpu", "gpu": "H200", "torch": "2.11.0"},
+            },
+            {"kind": "not run on a GPU", "count": 2},
+        ],
+    }
+    assert text(facts_line({"matrix": matrix}, "zh")) == (
         "已验证：32 项检查，torch 2.15.0、2.14.1 和 2.13.0，"
         "以及 1 台机器上的 7 条 CPU 路径；"
-        "3 项 CUDA 检查，torch 2.11.0+cu130，1 块 GPU；尚未在 12 条 CPU 路径上运行；"
-        "2 项尚未在 GPU 上运行"
+        "3 项 CUDA 检查，torch 2.11.0+cu130，1 块 GPU；1 项在 2.13.0 上不同；"
+        "2 项在 CPU 路径 x86/avx2 上不同；尚未在 12 条 CPU 路径上运行；"
+        "1 项在 GPU H200 (torch 2.11.0) 上不同；2 项尚未在 GPU 上运行"
     )
+    assert text(facts_line({"matrix": matrix}, "en")) == (
+        "Verified: 32 checks on torch 2.15.0, 2.14.1 and 2.13.0 and 7 CPU paths of 1 machine; "
+        "3 CUDA checks on torch 2.11.0+cu130 and 1 GPU; 1 differs on 2.13.0; 2 differ on CPU "
+        "path x86/avx2; not yet run on 12 CPU paths; 1 differs on GPU H200 (torch 2.11.0); 2 not "
+        "yet run on a GPU"
+    )
+
+
+#: A page's list at its end, as matrix_notes.page_matrix gives it: every kind of item.
+DETAILS = {
+    "id": "torch-matrix-details",
+    "pinned": "2.15.0",
+    "dates": ["2026-11-25", "2026-11-27"],
+    "items": [
+        {
+            "kind": "differs",
+            "run": {"kind": "releases", "names": ["2.14.1", "2.13.0"]},
+            "check": {"label": {"kind": "block", "name": 12}, "section": "梯度", "url": "#grad"},
+            "failure": {"kind": "prints", "printed": "tensor(1.)", "shown": "tensor(2.)"},
+        },
+        {
+            "kind": "differs",
+            "run": {"kind": "cpu_path", "key": "x86_64/a/avx2"},
+            "check": {
+                "label": {"kind": "snippet", "name": "snippets/a.py"},
+                "section": None,
+                "url": None,
+            },
+            "failure": {"kind": "fails", "message": "AssertionError: 'x' < 1"},
+        },
+        {
+            "kind": "not run",
+            "run": {"kind": "releases", "names": ["2.13.0"]},
+            "checks": [
+                {
+                    "label": {"kind": "property test", "name": "test_p"},
+                    "section": None,
+                    "url": None,
+                },
+                {"label": {"kind": "notebook", "name": "n.ipynb"}, "section": None, "url": None},
+            ],
+        },
+        {
+            "kind": "not run on a GPU",
+            "checks": [{"label": {"kind": "test", "name": "test_t"}, "section": None, "url": None}],
+        },
+    ],
+}
+
+
+def test_the_torch_matrix_list_and_block_notes_in_both_languages():
+    """The list at a page's end and the note after a failing block, from the same data in each
+    partial: the same links and code, every item said, no English sentence on a Chinese page;
+    text escaped as the rest of the build escapes it."""
+    english, chinese = (str(words(lang).details(DETAILS)) for lang in ("en", "zh"))
+    assert english.count("<li>") == chinese.count("<li>") == 4
+    assert re.findall(r'href="([^"]*)"', chinese) == re.findall(r'href="([^"]*)"', english)
+    assert re.findall(r"<code>.*?</code>", chinese) == re.findall(r"<code>.*?</code>", english)
+    assert "<code>AssertionError: &#x27;x&#x27; &lt; 1</code>" in english
+    assert "On PyTorch 2.14.1 and 2.13.0, block at line 12 in <a" in english
+    assert "在 PyTorch 2.14.1 和 2.13.0 上，英文原文第 12 行的代码块（<a" in chinese
+    for word in (
+        "block",
+        "snippet ",
+        "notebook ",
+        "property",
+        "Not yet",
+        "fails",
+        "prints",
+        " on ",
+    ):
+        assert word not in text(chinese).replace("torch-matrix", ""), word
+    note = {
+        "run": {"kind": "releases", "names": ["2.13.0"]},
+        "failure": DETAILS["items"][1]["failure"],
+    }
+    assert text(str(words("zh").block_note(note))) == (
+        "在 PyTorch 2.13.0 上，这个代码块失败：AssertionError: &#x27;x&#x27; &lt; 1。"
+    )
+
+
+def test_no_regular_expression_translates_html():
+    """The Chinese edition's words are in its partial, not in patterns over English HTML: the
+    build code holds no English phrase of the facts line."""
+    for path in (ROOT / "scripts" / "hooks").glob("*.py"):
+        source = path.read_text(encoding="utf-8")
+        for phrase in (
+            "Run it yourself",
+            "<strong>Verified",
+            "已验证",
+            "自己运行",
+        ):
+            assert phrase not in source, f"{path.name} writes {phrase!r}"
+
+
+def test_every_macro_the_build_calls_is_in_both_partials():
+    """A translator keeps zh.html's macros for en.html's (a missing one would fail a Chinese
+    page's build): the facts' macros in both, the notes' in the Chinese one."""
+    macros = {
+        language: set(
+            re.findall(
+                r"\{%-?\s*macro\s+(\w+)",
+                (ROOT / "docs/.overrides/partials/page-text" / f"{language}.html").read_text(),
+            )
+        )
+        for language in ("en", "zh")
+    }
+    assert set(ORDER) <= macros["en"] and set(ORDER) <= macros["zh"]
+    assert {"stale", "missing", "english_page"} <= macros["zh"]
 
 
 # -- the built site, both languages ---------------------------------------------------------------
@@ -364,9 +525,9 @@ def site_words() -> list[str]:
 
     entries = yaml.safe_load((ROOT / "snippets" / "data" / "zh-terms.yml").read_text("utf-8"))
     words = {str(e.get("zh", "")) for e in entries or [] if isinstance(e, dict)}
-    glossary = ROOT / "docs" / "glossary.zh.md"
-    if glossary.is_file():
-        words |= set(zh.zh_glossary(glossary.read_text(encoding="utf-8")))
+    page = ROOT / "docs" / "glossary.zh.md"
+    if page.is_file():
+        words |= set(glossary.zh_glossary(page.read_text(encoding="utf-8")))
     return sorted(w for w in words if HAN.search(w))
 
 
@@ -425,11 +586,11 @@ def test_matrix_note_follows_its_block_into_the_chinese_page():
     fence = "```python\nprint(1)\n```\n"
     english = f"# T\n\nOne.\n\n{fence}\nTwo.\n\n{fence}"
     chinese = f"# 标题\n<!-- en: 0 -->\n\n一。\n\n甲。\n\n乙。\n\n丙。\n\n{fence}\n二。\n\n{fence}"
-    second = matrix_notes.Check("docs/t.md::line 11", "block at line 11", "f", 11)
+    second = matrix_notes.Check("docs/t.md::line 11", {"kind": "block", "name": 11}, "f", 11)
     state = matrix_notes.Status([second], [], {}, {"2.13.0": [(second, "ValueError: no")]})
-    out = matrix_notes.block_notes(chinese, english, state)
+    out = matrix_notes.block_notes(chinese, english, state, words("zh"))
     assert out.count("torch-matrix-difference") == 1
-    assert out.index("二。") < out.index("On PyTorch 2.13.0") and out.rstrip().endswith("</p>")
+    assert out.index("二。") < out.index("在 PyTorch 2.13.0 上") and out.rstrip().endswith("</p>")
 
 
 def test_formulas_on_chinese_pages_carry_no_language():

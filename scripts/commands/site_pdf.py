@@ -6,7 +6,7 @@ Usage (from the repository root, after ``mkdocs build``)::
 
 Not part of ``mkdocs build``: the audits (``python -m pytest -m audit``, whose site build runs
 this after it) and the Pages workflow make it; every other build, ``mkdocs serve`` included,
-holds the one-page stand-in of ``scripts/hooks/execute_stage.py``, which this overwrites.
+holds the one-page stand-in of ``scripts/hooks/pdf_stand_in.py``, which this overwrites.
 
 Every page of ``nav``, in nav order, becomes one section of a single print document: the page's
 content as MkDocs rendered it (what its built page holds between its ``<h1>`` and Material's
@@ -73,7 +73,9 @@ import yaml
 from scripts import ROOT
 from scripts.checks.site import CHROMIUM, CHROMIUM_ARGS, html_of, page_slug, page_url_path
 from scripts.hooks.cache import environment_fingerprint
-from scripts.hooks.execute_stage import PDF_NAME, last_commit_time
+from scripts.hooks.execute_stage import last_commit_time
+from scripts.hooks.page_text import words
+from scripts.hooks.pdf_stand_in import PDF_NAME
 
 #: Where finished PDFs are kept between builds, relative to the project.
 CACHE_DIR = Path(".cache") / "pdf"
@@ -102,8 +104,8 @@ TIMEOUT_MS = 180_000
 #: The heading of the print document's table of contents, per language.
 CONTENTS = {"en": "Contents", "zh": "目录"}
 #: What a page without a Chinese file shows after its title in the Chinese document's contents
-#: (as in the Chinese site's navigation, scripts/hooks/zh.py).
-ENGLISH_MARK = "（英文）"
+#: (as in the Chinese site's navigation, scripts/hooks/zh.py): the Chinese partial's.
+ENGLISH_MARK = str(words("zh").english_mark)
 
 #: Rules of the print document only: each page starts a sheet, the front matter's look, and
 #: every block rendered (``content-visibility: auto`` in extra.css skips blocks off screen).

@@ -19,7 +19,7 @@ from pymdownx.snippets import SnippetMissingError, SnippetPreprocessor
 from scripts import ROOT
 from scripts.hooks.cache import contents, key
 from scripts.hooks.markdown_blocks import flatten, tokens
-from scripts.hooks.page_facts import add_fact
+from scripts.hooks.page_facts import set_fact
 
 #: This converter and a format (bumped when a download changes without it): in every key.
 CONVERTER, ARTICLES_FORMAT = "scripts/hooks/article_notebooks.py", "articles-3"
@@ -232,25 +232,15 @@ def converted(page: str, site_url: str, root: Path) -> dict[str, bytes]:
 
 
 def on_page_content(html, *, page, config, files):
-    """Link an article's download first in the line under its title (MkDocs event; a Chinese
-    page links its English page's). Raises ``PluginError`` if the page has no ``<h1>``."""
+    """Put the article's download on the page as the first of its facts (MkDocs event; a Chinese
+    page links its English page's): :func:`scripts.hooks.page_facts.set_fact`, ``download``."""
     folder = (getattr(page.file, "norm_src_uri", None) or page.file.src_uri)[:-3] + "/"
-    for file in (
-        f
-        for f in files
-        if f.generated_by
-        and f.src_uri.startswith(folder)
-        and f.src_uri.endswith((".ipynb", ".zip"))
-    ):
-        name, href = file.src_uri.removeprefix(folder), file.url_relative_to(page.file)
-        what = "this article as a notebook" + ", with the files it reads" * name.endswith(".zip")
-        try:
-            return add_fact(
-                html,
-                f'<span class="nb-download">Run it yourself: <a download="" '
-                f'href="{href}">{name}</a> ({what})</span>',
-                first=True,
-            )
-        except ValueError as error:
-            raise PluginError(f"{page.file.src_uri}: {error}") from error
+    for file in files:
+        made_here = file.generated_by and file.src_uri.startswith(folder)
+        if made_here and file.src_uri.endswith((".ipynb", ".zip")):
+            name = file.src_uri.removeprefix(folder)
+            what = "article with files" if name.endswith(".zip") else "article"
+            href = file.url_relative_to(page.file)
+            set_fact(page, "download", {"what": what, "href": href, "name": name})
+            break
     return html

@@ -1,5 +1,21 @@
-"""The execute stage's cache, ``.cache/<kind>/<key>/`` (a folder of files per key): one key
-function, atomic writes, one prune policy. ``rm -rf .cache`` forgets everything."""
+"""The execute stage's one cache: a content-addressed store of folders, ``.cache/<kind>/<key>/``.
+
+Three kinds use it, as :mod:`scripts.hooks.execute` makes them: ``figures`` (each figure module's
+SVGs), ``executed`` (each notebook's executed copy) and ``articles`` (each article's download);
+the notebook pages' restyled HTML (:mod:`scripts.hooks.notebooks`) is kept in ``pages``. Each
+kind computes its own key with :func:`key`, the sha256 (hex) of everything its output can depend
+on, :func:`environment_fingerprint` always among it; the store does the rest, the same way for
+all:
+
+* :func:`get`: the folder of a key, or ``None``; a hit is marked as used (its mtime);
+* :func:`put`: a key's files written all at once (a temporary folder renamed into place): a
+  concurrent build sees the whole folder or none of it, and the first of two writers wins;
+* :func:`prune`: the one policy. A folder that this build did not use is deleted once no build
+  has used it for :data:`PRUNE_AFTER_S` seconds (a concurrent build, ``mkdocs serve`` beside
+  ``pytest``, may be about to read its own).
+
+``rm -rf .cache`` forgets everything.
+"""
 
 from __future__ import annotations
 
@@ -19,8 +35,14 @@ PRUNE_AFTER_S = 3600
 
 @functools.cache
 def environment_fingerprint() -> str:
-    """The Python version and every distribution in ``site-packages`` (``name==version``), read
-    once per process; ``sys.path`` is not read, as it differs between processes."""
+    """The Python version and every distribution installed in this environment's ``site-packages``
+    (``sysconfig``'s purelib and platlib), as ``name==version``, one per line, each once.
+
+    Part of every cache key: a new pin of torch, matplotlib or anything else can change what a cell
+    or a figure shows. Read once per process (a ``mkdocs serve`` started before a ``pip install``
+    keeps the old value). Only ``site-packages`` is read, not ``sys.path``, which differs between
+    processes of the same environment: started in the project's folder, it holds the editable
+    install's ``egg-info``; once setuptools is imported, the distributions setuptools vendors."""
     paths = sorted({sysconfig.get_paths()[kind] for kind in ("purelib", "platlib")})
     dists = importlib.metadata.distributions(path=paths)
     return "\n".join(

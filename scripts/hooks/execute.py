@@ -1,5 +1,33 @@
-"""The execute stage: notebooks executed, figures drawn, articles' downloads made, as parallel
-jobs cached (:mod:`scripts.hooks.cache`) under a key of all they depend on; only stale ones run."""
+"""The execute stage: every notebook of the site executed, every figure drawn and every
+article's download made, before any page is rendered (``execute_stage.on_files`` runs it at every
+``mkdocs build`` and ``mkdocs serve`` rebuild; ``python -m scripts execute`` runs it alone).
+
+Each is a job (:data:`Job`) whose output is kept in the build's cache (:mod:`scripts.hooks.cache`)
+under a key of everything it can depend on; only the stale ones run, at the same time:
+
+* the figures: every function of each ``snippets/<page>/figures.py`` (its ``__all__``), drawn to
+  SVG in both palettes, in a pool of worker processes, one per core (:func:`figure_jobs`,
+  :func:`draw`). A module is keyed by its source and every other file under ``snippets/`` (the
+  other figure modules aside), so editing one redraws that one; a function that raises fails the
+  build naming the module and the function;
+* the notebooks: each ``docs/**/<name>.ipynb`` (committed without outputs) executed into a copy,
+  outputs included, in a thread that waits on its own kernel (:func:`executed`). The key: the
+  notebook, every file of the ``data/`` folder beside it (it runs with its own folder as its
+  working directory), its kernel's command line and :data:`SETTINGS`. mkdocs-jupyter renders the
+  copy without running anything (``execute: false`` in ``mkdocs.yml``); a failing cell fails the
+  build with :class:`NotebookFailed`, naming the notebook and the cell;
+* the articles' downloads (:mod:`scripts.hooks.article_notebooks`), one after another in the
+  stage's own thread: markdown-it-py's link encoder keeps a cache without a lock.
+
+How a notebook runs (nbclient, the library nbconvert and mkdocs-jupyter use), :data:`SETTINGS`:
+no cell may fail; one output per stream per cell (the kernel sends printed text in chunks as its
+buffer is flushed, so unmerged chunks would make two builds differ); no execution timestamps;
+the kernel reached over Unix domain sockets in Jupyter's runtime folder, which only this user can
+open (over TCP ipykernel warns at every start that its messages travel unencrypted, and the
+build's log must stay clean); the kernel killed when its cells are done.
+
+Nothing is written into ``docs/``; the result does not depend on the order the jobs end in.
+"""
 
 from __future__ import annotations
 
@@ -72,8 +100,12 @@ def notebook_key(notebook: Path) -> str:
 
 
 def executed(source: Path, key: str = "") -> bytes:
-    """``source`` run in a fresh kernel in its folder, outputs included, with ``key`` in its
-    metadata (mkdocs-jupyter's cache keys on these bytes). Raises :class:`NotebookFailed`."""
+    """Run ``source`` (an ``.ipynb`` file) in a fresh kernel, in its own folder, with
+    :data:`SETTINGS`; return it with its outputs (the bytes ``nbformat`` writes, one trailing
+    newline), with ``key`` in its metadata (``execute_key``): mkdocs-jupyter's cache keys on the
+    copy's bytes, so a new environment, which changes the key, renders the page anew even when
+    the outputs are the same. Raises :class:`NotebookFailed` if a cell raises or the kernel
+    cannot start."""
     nb = nbformat.read(source, as_version=4)
     os.makedirs(runtime := jupyter_runtime_dir(), mode=0o700, exist_ok=True)
     sockets = os.path.join(runtime, f"build-{os.getpid()}-{uuid.uuid4().hex[:8]}")
@@ -172,8 +204,14 @@ def draw(package: str, rel: str, names: tuple[str, ...]) -> dict[str, bytes]:
 
 
 def _worker(root: str, build: int) -> None:
-    """A worker's start: ``snippets`` from ``root`` (a test's project has its own), torch's CUDA
-    compiler warning off, an exit within a second of the build (``build``) ending, killed too."""
+    """The start of each figure worker process (``ProcessPoolExecutor``'s initializer).
+
+    It imports the package ``snippets`` from ``root`` (a test's made-up project has its own, which
+    must win over the one on ``sys.path``), and turns off torch's warning about a missing CUDA
+    compiler, which importing a figure module may print. It then starts a thread that checks once
+    a second whether the build's process (``build``, its pid) still exists, and exits the worker
+    when it does not: a build killed (Ctrl-C in ``mkdocs serve``, a test's timeout) leaves no
+    worker behind, holding a core."""
     if (init := Path(root, "snippets", "__init__.py")).is_file():
         spec = importlib.util.spec_from_file_location("snippets", init)
         sys.modules["snippets"] = package = importlib.util.module_from_spec(spec)
@@ -182,8 +220,9 @@ def _worker(root: str, build: int) -> None:
 
     def watch() -> None:
         try:
-            while not time.sleep(1):
-                os.kill(build, 0)
+            while True:
+                time.sleep(1)
+                os.kill(build, 0)  # signal 0: raises OSError once the build's process is gone
         finally:
             os._exit(0)
 

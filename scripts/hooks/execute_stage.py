@@ -1,6 +1,25 @@
-"""Build steps: ``SOURCE_DATE_EPOCH`` set to the last commit's time (two builds of a commit give
-the same bytes); the execute stage (:mod:`scripts.hooks.execute`) run, with a stand-in for the
-site's PDF; notebook pages rendered from their executed copies, dated from the committed ones."""
+"""Build steps around the execute stage (:mod:`scripts.hooks.execute`), which runs before any
+page is rendered.
+
+MkDocs builds a notebook page from the file its ``File`` points at, and mkdocs-jupyter renders
+that file without running it (``execute: false`` in ``mkdocs.yml``). So:
+
+* :func:`on_config` sets ``SOURCE_DATE_EPOCH`` to the last commit's time (unless the environment
+  has), which MkDocs dates the sitemap by: two builds of a commit give the same bytes;
+* :func:`on_files` runs the execute stage: every figure module and every notebook whose sources
+  changed is drawn or executed, and each article's download made; a failing cell fails the build,
+  naming the notebook and the cell (a failing figure, naming the module and the function). It adds
+  what the stage made to the site's files: every figure's SVG, each article's download, and each
+  notebook page pointed at its executed copy (a :class:`~scripts.hooks.notebooks.NotebookPage`
+  with the same ``src_uri``, so its URL, its place in ``nav`` and its edit link are the committed
+  notebook's), with the committed notebook, without outputs, as the download beside the page
+  (``notebooks/<name>/<name>.ipynb``). It runs after the plugins' ``on_files`` (the i18n plugin
+  sorts only the files of ``docs/``: the files made join after it);
+* :func:`on_page_markdown` gives a notebook page its "Last update" date: the date of the last
+  commit of the committed notebook, as git-revision-date-localized gives the other pages (that
+  plugin excludes notebooks in ``mkdocs.yml``: it would ask git about the executed copy, which
+  git does not track).
+"""
 
 from __future__ import annotations
 
@@ -16,52 +35,9 @@ from mkdocs.structure.files import File
 from scripts import root_of
 from scripts.hooks import execute
 from scripts.hooks.article_notebooks import articles
+from scripts.hooks.notebooks import NotebookPage
 
 log = logging.getLogger("mkdocs.hooks.execute_stage")
-#: The whole site's PDF, which the home page links: a stand-in saying how the real one is made
-#: (``python -m scripts site-pdf`` writes that over it).
-PDF_NAME = "embedding-executed.pdf"
-STAND_IN = [
-    f"{PDF_NAME} is printed from a built site by: python -m scripts site-pdf --site DIR",
-    "(the published site holds it).",
-]
-
-
-def placeholder_pdf(lines: list[str]) -> bytes:
-    """A one-page PDF (bytes) showing ``lines`` (Latin-1 text)."""
-    escaped = (line.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)") for line in lines)
-    stream = (
-        b"BT /F1 12 Tf 16 TL 56 780 Td "
-        + b" ".join(b"(" + text.encode("latin-1", "replace") + b") '" for text in escaped)
-        + b" ET"
-    )
-    objects = [
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] "
-        b"/Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R >>",
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-        b"<< /Length %d >>\nstream\n%s\nendstream" % (len(stream), stream),
-    ]
-    out, offsets = bytearray(b"%PDF-1.4\n"), []
-    for number, body in enumerate(objects, 1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
-        len(objects) + 1,
-        xref,
-    )
-    return bytes(out)
-
-
-class NotebookPage(File):
-    """An executed notebook as a page (mkdocs-jupyter renders any page whose source is .ipynb)."""
-
-    def is_documentation_page(self) -> bool:
-        return True
 
 
 def last_commit_time(project: Path) -> str | None:
@@ -92,7 +68,7 @@ def on_config(config):
 def on_files(files, *, config):
     """Run the execute stage; point each notebook page at its executed copy, the committed one
     beside it (``notebooks/x/x.ipynb``); add figures, downloads (as bytes: an ``.ipynb`` path
-    would become a page) and the stand-in PDF (MkDocs event). Raises ``PluginError``."""
+    would become a page) (MkDocs event). Raises ``PluginError``."""
     for job, entry, now in execute.run(
         root_of(config),
         Path(config.docs_dir),
@@ -122,7 +98,6 @@ def on_files(files, *, config):
                         config, path.relative_to(entry).as_posix(), content=path.read_bytes()
                     )
                 )
-    files.append(File.generated(config, PDF_NAME, content=placeholder_pdf(STAND_IN)))
     return files
 
 

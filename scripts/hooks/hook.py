@@ -4,16 +4,44 @@ it says what it needs from the steps before (CONTRIBUTING.md, "How the build wor
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from mkdocs.config.base import ValidationError
 from mkdocs.plugins import event_priority
 
-from scripts.hooks import article_notebooks, execute_stage, matrix_notes, notebooks, page_html, zh
+from scripts import ROOT
 
-#: ``on_config``: ``SOURCE_DATE_EPOCH`` set, before MkDocs dates any page.
-CONFIG = [execute_stage.on_config]
+# Before the imports below, which another checkout's package may not hold: MkDocs loads this file
+# by its path in mkdocs.yml, so it is the project's own; the package it imports may be another
+# checkout's (scripts/hooks/checkout.py says how, and checks the mkdocs.yml's folder too).
+if not Path(__file__).resolve().is_relative_to(ROOT):
+    raise ValidationError(
+        f"the build code imported is the scripts package of {ROOT}, not that of the project "
+        f"being built, whose hook is {Path(__file__).resolve()}: run the build with PYTHONPATH "
+        "set to the project's folder (or pip install -e it), so that its own build code builds it"
+    )
+
+from scripts.hooks import (  # noqa: E402 (after the check above)
+    article_notebooks,
+    checkout,
+    execute_stage,
+    glossary,
+    matrix_notes,
+    notebooks,
+    page_facts,
+    page_html,
+    pdf_stand_in,
+    zh,
+)
+
+#: ``on_config``: the build code is the project's; ``SOURCE_DATE_EPOCH`` set, before MkDocs dates
+#: any page.
+CONFIG = [checkout.on_config, execute_stage.on_config]
 #: ``on_files``, after the plugins' (the i18n plugin sorts only ``docs/``): the files made join.
 FILES = [
-    execute_stage.on_files,  # the execute stage: figures, notebooks, downloads; the PDF stand-in
-    zh.on_files,  # executed notebooks as pages (under zh/ in the Chinese build); the Chinese PDF
+    execute_stage.on_files,  # the execute stage: figures, notebook pages, downloads
+    notebooks.on_files,  # the Chinese build: the executed notebook pages under zh/
+    pdf_stand_in.on_files,  # the site's PDF, a stand-in (and the Chinese one, at zh/)
 ]
 #: ``on_page_markdown``: what a page shows beside its Markdown.
 PAGE_MARKDOWN = [
@@ -21,12 +49,15 @@ PAGE_MARKDOWN = [
     matrix_notes.on_page_markdown,  # notes at blocks that fail on an earlier PyTorch release
     zh.on_page_markdown,  # a Chinese page: a note at each section behind its English source
 ]
-#: ``on_page_content``: each page's HTML, from Markdown's output to the page served.
+#: ``on_page_content``: each page's HTML, from Markdown's output to the page served. The three
+#: steps before ``page_facts`` put the facts line's data on the page; it writes the line.
 PAGE_CONTENT = [
-    notebooks.on_page_content,  # notebook cells become Material code blocks: before the code steps
-    matrix_notes.on_page_content,  # the "Verified on" line, right after the page's </h1>
-    article_notebooks.on_page_content,  # the download box, right after </h1>: above that line
-    zh.on_page_content,  # Chinese pages: that line in Chinese; the Chinese build's English pages
+    notebooks.on_page_content,  # notebook cells become Material code blocks; the download's data
+    matrix_notes.on_page_content,  # the "Verified on" data; the list at the end; the tables
+    article_notebooks.on_page_content,  # an article's download's data
+    page_facts.on_page_content,  # the facts line, in the page's language, under the short answer
+    glossary.on_page_content,  # a Chinese page: the Chinese glossary's tooltips
+    zh.on_page_content,  # formulas on Chinese pages; the Chinese build's English pages marked
     page_html.on_page_content,  # one pass over code blocks, figures, tooltips: after those above
 ]
 #: ``on_nav``, after the i18n plugin has translated the titles: the Chinese build's pages without
@@ -44,21 +75,30 @@ POST_BUILD = [zh.on_post_build]
 
 
 def run(steps: list):
-    """The event function running ``steps`` in order, each given the item the last returned."""
+    """The event function running ``steps`` in order, each given the item the last returned (an
+    event's first argument: the config, the files, a page's Markdown or HTML...; a step that
+    returns ``None`` leaves it as it was)."""
 
     def event(*item, **context):
         for step in steps:
             out = step(*item, **context)
-            item = (out,) if item and out is not None else item
-        return item[0] if item else None
+            if item and out is not None:
+                item = (out,)
+        if item:
+            return item[0]
+        return None
 
     return event
 
 
-# Higher priorities run first (https://www.mkdocs.org/dev-guide/plugins/#event-priorities): these
-# three run after the i18n plugin's, at -100 (see the comments on their lists).
-on_config, on_page_markdown = run(CONFIG), run(PAGE_MARKDOWN)
-on_files, on_nav = event_priority(-150)(run(FILES)), event_priority(-150)(run(NAV))
-on_page_content, on_page_context = run(PAGE_CONTENT), run(PAGE_CONTEXT)
-on_post_page, on_post_template = run(POST_PAGE), run(POST_TEMPLATE)
+# Higher priorities run first (https://www.mkdocs.org/dev-guide/plugins/#event-priorities): three
+# events run after the i18n plugin's, at -100 (see the comments on their lists).
+on_config = run(CONFIG)
+on_files = event_priority(-150)(run(FILES))
+on_nav = event_priority(-150)(run(NAV))
+on_page_markdown = run(PAGE_MARKDOWN)
+on_page_content = run(PAGE_CONTENT)
+on_page_context = run(PAGE_CONTEXT)
+on_post_page = run(POST_PAGE)
+on_post_template = run(POST_TEMPLATE)
 on_post_build = event_priority(-150)(run(POST_BUILD))

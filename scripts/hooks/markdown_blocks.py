@@ -1,5 +1,14 @@
-"""The build's reader of a page's Markdown (markdown-it-py, containers such as tabs flattened):
-the blocks pytest-codeblocks collects, without pytest, and the page's sections."""
+"""The build's reader of a page's Markdown: markdown-it-py (CommonMark), after the containers
+Python-Markdown adds (content tabs, admonitions, collapsed notes, footnotes) are flattened.
+
+It gives a page's code blocks as pytest-codeblocks collects them (:func:`code_blocks`), its
+sections (:func:`sections`) and its tokens. Used by the torch matrix's notes
+(:mod:`scripts.hooks.matrix_notes`: which blocks a page runs), by the article converter
+(:mod:`scripts.hooks.article_notebooks`), by the Chinese edition (:mod:`scripts.hooks.zh`: a
+page's sections and their fingerprints) and by the tests. The build reads no page with pytest or
+pytest-codeblocks; ``tests/test_markdown_blocks.py`` checks that :func:`code_blocks` finds exactly
+the blocks pytest-codeblocks collects, on every page.
+"""
 
 from __future__ import annotations
 
@@ -51,8 +60,11 @@ def tokens(text: str) -> tuple:
 
 @dataclass
 class CodeBlock:
-    """A fenced block as pytest-codeblocks collects it (``lineno``: its fence's, 1-based;
-    ``output``: its expected output's first and end line index, 0-based, and indentation)."""
+    """A fenced block as pytest-codeblocks collects it: its ``code``, the line of its opening
+    fence (``lineno``, 1-based), its info string (``syntax``) and the expected output that follows
+    it, if any, with where that output's lines are in the page (``output``: first and end line
+    index, 0-based, and the fence's indentation), and whether a ``<!--pytest.mark.cuda-->``
+    comment marks it (``cuda``)."""
 
     code: str
     lineno: int
@@ -64,7 +76,10 @@ class CodeBlock:
 
 def code_blocks(text: str) -> list[CodeBlock]:
     """Every backtick-fenced block of ``text`` (a page's Markdown), in order, as pytest-codeblocks
-    reads them, its instructions (``expected-output``, ``cont``, ``skipfile``) applied."""
+    reads them: found by markdown-it-py, their code and info string cut from the page's own lines as
+    pytest-codeblocks cuts them. A block after ``<!--pytest-codeblocks:expected-output-->`` is the
+    expected output of the block before, a block after ``<!--pytest-codeblocks:cont-->`` continues
+    it, and a page starting with ``<!--pytest-codeblocks:skipfile-->`` has none."""
     lines = text.splitlines(keepends=True)
     if lines and lines[0].strip() == "<!--pytest-codeblocks:skipfile-->":
         return []

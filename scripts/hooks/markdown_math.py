@@ -1,5 +1,24 @@
-"""Markdown extension: ```` ```math ```` fences and `` `#!math …` `` spans rendered to MathML at
-build time by latex2mathml (CONTRIBUTING.md, "Blocks that do not run")."""
+r"""Math written in LaTeX, rendered to MathML as each page's Markdown is converted.
+
+Pages write block math in a ```` ```math ```` fence and inline math as `` `#!math x^2` ``
+(CONTRIBUTING.md, "Blocks that do not run"). This module is a Markdown extension (``mkdocs.yml``
+lists it as ``scripts.hooks.markdown_math``, after pymdownx.superfences and
+pymdownx.inlinehilite): it adds ``math`` to those two extensions as a custom fence and a custom
+inline, as their own ``custom_fences`` and ``custom_inline`` settings would, so that
+``mkdocs.yml`` names no Python object and runs no code while it is read. Any engine that loads
+Markdown extensions by name renders the math: MkDocs, ProperDocs, Zensical. The LaTeX is
+converted by latex2mathml into ``<math>`` elements that browsers render natively (MathML Core),
+so no script and no CDN is needed and a page makes no third-party request for its math.
+
+A block may hold several lines: ``\\`` at the top level of the LaTeX (outside braces and
+environments) ends one, and each line becomes a display ``<math>`` of its own, stacked, centred
+(latex2mathml turns ``aligned`` into ``<mspace linebreak>``, which MathML Core does not break
+on). A formula wider than the column scrolls inside its box; the box can take the keyboard's
+focus (``tabindex="0"``, WCAG 2.1.1) and is labelled with the formula's source.
+
+Raises :class:`MathError` (a ``ValueError``) when a formula cannot be converted, with the
+formula: the page's conversion, and so the build, fails. The module imports nothing of MkDocs.
+"""
 
 from __future__ import annotations
 
@@ -60,8 +79,11 @@ def math_inline(src: str, language: str, md) -> etree.Element:
 
 
 class MathExtension(Extension):
-    """Adds ``math`` to pymdownx.superfences and pymdownx.inlinehilite. Raises ``ValueError``
-    when they are not loaded before it."""
+    """Adds the ``math`` fence and the ``#!math`` inline to pymdownx.superfences and
+    pymdownx.inlinehilite, through their ``extend_super_fences`` and ``extend_custom_inline``.
+
+    Raises ``ValueError`` when either extension is not loaded before this one (list
+    ``scripts.hooks.markdown_math`` after them under ``markdown_extensions``)."""
 
     def extendMarkdown(self, md) -> None:  # noqa: N802 - Python-Markdown's name
         fences = [e for e in md.registeredExtensions if isinstance(e, SuperFencesCodeExtension)]

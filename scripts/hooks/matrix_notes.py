@@ -1,6 +1,26 @@
-"""Build steps: what the torch matrix's record says of each page (CONTRIBUTING.md, "PyTorch
-releases"): "Verified" facts, notes at failing blocks, a list at its end, the claims' tables; and
-its record, read, and its checks' fingerprints (a comment leaves one as it is, a new number not)."""
+"""Build steps: say on each page on which PyTorch releases, CPU paths and GPUs its checks passed
+(CONTRIBUTING.md, "PyTorch releases").
+
+From the torch matrix's record (``snippets/data/torch_matrix.json``, read by :func:`read_record`)
+a page gets: in its facts line, as data that :mod:`scripts.hooks.page_facts` writes in the page's
+language (:func:`matrix_facts`), the releases, the number of CPU paths and of machines on which
+all its checks passed, and, for its checks marked ``cuda``, the GPUs on which all of them passed
+or how many are not yet run on a GPU, with links to what differs or is not yet run; a note after
+each block that fails on an earlier release (:func:`block_notes`); the list of those checks at
+its end (:func:`page_matrix`). ``docs/claims.md`` gets the claims-by-release table
+(:data:`CLAIMS_MARKER`) and the CPU paths' (:data:`PATHS_MARKER`).
+
+The pinned release counts as passed (the test suite runs every check on it); a release or path
+counts a check when the record has a passing run of it as it is today (same fingerprint:
+:func:`block_fingerprint`, :func:`file_fingerprint`; a comment leaves one as it is, a new number
+not). A page's checks (:func:`page_checks`): its blocks (as pytest-codeblocks collects them), the
+snippets it includes, the property tests of the claim ids it states (:func:`proofs_in_sources`),
+a notebook's nbmake and notebook tests, the API map's tests. A check marked ``cuda`` (a block
+with ``<!--pytest.mark.cuda-->`` above it, a property test with ``@pytest.mark.cuda``) is skipped
+on a CPU, so it counts only on the record's GPU runs (``gpus``), never on a release or a CPU path;
+a GPU run counts it when it passed there as it is today (a skip is not a run). Without a record,
+pages get nothing.
+"""
 
 from __future__ import annotations
 
@@ -17,8 +37,9 @@ from packaging.version import Version
 from pymdownx.snippets import SnippetPreprocessor
 
 from scripts import root_of
+from scripts.hooks import page_text
 from scripts.hooks.markdown_blocks import code_blocks, sections, toc_entries, tokens
-from scripts.hooks.page_facts import add_fact
+from scripts.hooks.page_facts import set_fact
 
 CLAIMS_MARKER = "<!-- torch-matrix: claims-by-release -->"
 PATHS_MARKER = "<!-- torch-matrix: cpu-paths -->"
@@ -125,10 +146,14 @@ def read_record(root: Path) -> dict:
 
 @dataclass
 class Check:
-    """A test of a page: id, label for readers, fingerprint, line (a block's), ``cuda`` mark."""
+    """One test of a page: its id today (``test_id``), a ``label`` for readers (the data of the
+    partials' ``check_label`` macro: ``{"kind": "block" | "snippet" | "property test" |
+    "notebook" | "test", "name": ...}``), its ``fingerprint`` (``None``: any run counts), the
+    ``line`` of the page its block starts on (``None`` for a test that is not a block of the
+    page) and whether it is marked ``cuda`` (runs only on a GPU)."""
 
     test_id: str
-    label: str
+    label: dict
     fingerprint: str | None
     line: int | None = None
     cuda: bool = False
@@ -136,8 +161,11 @@ class Check:
 
 @dataclass
 class Status:
-    """``checks`` on a kind of run: the runs passing all, per run those not yet run or failing
-    (with the message), and on GPUs those that no run ran (``unrun``)."""
+    """How ``checks`` stand on one kind of run of the record (the releases, the CPU paths or the
+    GPU runs): ``checks`` are those that count there (the ``cuda`` ones on GPU runs only, the others
+    elsewhere); ``passed`` lists the runs where all pass; ``pending`` and ``failed`` map a run to
+    its checks not yet run there as they are today, and to its failing checks with the recorded
+    message; ``unrun``, on GPU runs when none passed, the checks that no GPU run ran."""
 
     checks: list[Check]
     passed: list[str]
@@ -147,8 +175,11 @@ class Status:
 
 
 def proofs_in_sources(root: Path) -> dict[str, dict[str, bool]]:
-    """Claim id -> {``tests/<file>.py::<test>`` proving it: whether it is marked ``cuda``}, read
-    from ``root/tests/test_claims_*.py`` without importing them. Raises ``SyntaxError``."""
+    """Claim id -> {the test proving it (``tests/<file>.py::<function>``): whether it is marked
+    ``cuda``}, read from the ``@proves(...)`` decorators of ``root/tests/test_claims_*.py`` without
+    importing them (that would import torch and Hypothesis); each module read once per version of
+    its file. Equals ``tests.claim_register.PROOFS`` once every test module is imported. Raises
+    ``SyntaxError`` for a test module that does not parse."""
     found: dict[str, dict[str, bool]] = {}
     for module in sorted((root / "tests").glob("test_claims_*.py")):
         for claim, test, cuda in parsed(module, module.stat().st_mtime_ns, _proofs_in):
@@ -176,62 +207,70 @@ def _proofs_in(source: str) -> list[tuple[str, str, bool]]:
 
 
 def page_checks(root: Path, record: dict, src_uri: str, claims=()) -> list[Check]:
-    """The checks of the page ``docs/<src_uri>`` as they are today (CONTRIBUTING.md says which);
-    ``claims``: the claim ids it states. Raises ``OSError`` when a file cannot be read."""
-    rel, path = f"docs/{src_uri}", root / "docs" / src_uri
-    checks, text = [], path.read_text(encoding="utf-8") if path.suffix == ".md" else ""
-    for b in (b for b in code_blocks(text) if b.syntax in EXECUTED):
-        fingerprint = block_fingerprint(b.code, b.expected_output)
-        checks.append(
-            Check(
-                f"{rel}::line {b.lineno}",
-                f"block at line {b.lineno}",
-                fingerprint,
-                b.lineno,
-                b.cuda,
-            )
-        )
-    includes = map(SnippetPreprocessor.RE_ALL_SNIPPETS.match, text.splitlines())
-    for name in sorted(
-        {
-            m["snippet"][1:-1].partition(":")[0]
-            for m in includes
-            if m and m["snippet"] and not m["escape"]
-        }
-    ):
+    """The checks of the page ``docs/<src_uri>`` as they are today (CONTRIBUTING.md says which):
+    its executed blocks, the ``snippets/*.py`` files it includes, a notebook's own run, the
+    property tests of ``claims`` (the claim ids it states), the API map's and the notebooks'
+    tests that the record ran. Raises ``OSError`` when a file cannot be read."""
+    rel = f"docs/{src_uri}"
+    path = root / "docs" / src_uri
+    text = ""
+    if path.suffix == ".md":
+        text = path.read_text(encoding="utf-8")
+    checks = []
+    for b in code_blocks(text):
+        if b.syntax in EXECUTED:
+            fingerprint = block_fingerprint(b.code, b.expected_output)
+            label = {"kind": "block", "name": b.lineno}
+            checks.append(Check(f"{rel}::line {b.lineno}", label, fingerprint, b.lineno, b.cuda))
+    included = set()
+    for line in text.splitlines():
+        m = SnippetPreprocessor.RE_ALL_SNIPPETS.match(line)
+        if m and m["snippet"] and not m["escape"]:
+            included.add(m["snippet"][1:-1].partition(":")[0])  # the file, less its region
+    for name in sorted(included):
         if name.startswith("snippets/") and name.endswith(".py"):
-            fingerprint = file_fingerprint(root / name)
-            checks.append(Check(f"{SNIPPET_TEST}[{name}]", f"snippet {name}", fingerprint))
+            label = {"kind": "snippet", "name": name}
+            checks.append(Check(f"{SNIPPET_TEST}[{name}]", label, file_fingerprint(root / name)))
     if path.suffix == ".ipynb":
-        checks.append(Check(f"{rel}::", f"notebook {path.name}", file_fingerprint(path)))
+        label = {"kind": "notebook", "name": path.name}
+        checks.append(Check(f"{rel}::", label, file_fingerprint(path)))
     proofs = proofs_in_sources(root)
-    for test, cuda in sorted(
-        {t: c for claim in claims for t, c in proofs.get(claim, {}).items()}.items()
-    ):
-        checks.append(Check(test, f"property test {test.split('::')[1]}", None, cuda=cuda))
+    proving = {test: cuda for claim in claims for test, cuda in proofs.get(claim, {}).items()}
+    for test, cuda in sorted(proving.items()):
+        label = {"kind": "property test", "name": test.split("::")[1]}
+        checks.append(Check(test, label, None, cuda=cuda))
     for test in sorted({t for run in record["releases"].values() for t in run["tests"]}):
+        label = {"kind": "test", "name": test.split("::")[1]}
         if test.startswith("tests/test_api_map.py::") and path.stem == "api-map":
-            checks.append(Check(test, test.split("::")[1], None))
+            checks.append(Check(test, label, None))
         elif test.startswith("tests/test_notebooks.py::") and test.endswith(f"[{rel}]"):
-            checks.append(Check(test, test.split("::")[1], file_fingerprint(path)))
+            checks.append(Check(test, label, file_fingerprint(path)))
     return checks
 
 
 def status(record: dict, checks: list[Check], kind: str = "releases") -> Status:
-    """Where ``checks`` stand on the record's ``kind`` of run ("releases", the pin passing;
-    "cpu_paths"; "gpus"): one marked ``cuda`` counts on GPU runs only, where a skip is no run."""
-    gpu, names = kind == "gpus", sorted(record.get(kind, {}))
-    result = Status([c for c in checks if c.cuda == gpu], [], {}, {})
-    for name in sorted(names, key=Version, reverse=True) if kind == "releases" else names:
-        for check in result.checks if name != record["pinned"] else []:
+    """Where ``checks`` stand on the record's ``kind`` of run: ``"releases"`` (newest first; the
+    pinned release passes every check, as the test suite runs them all on it), ``"cpu_paths"``
+    or ``"gpus"``. A check marked ``cuda`` counts on GPU runs only, the others everywhere else;
+    on a GPU run a skipped check is not run."""
+    on_gpus = kind == "gpus"
+    names = sorted(record.get(kind, {}))
+    if kind == "releases":
+        names = sorted(names, key=Version, reverse=True)
+    result = Status([c for c in checks if c.cuda == on_gpus], [], {}, {})
+    for name in names:
+        if name == record["pinned"]:
+            result.passed.append(name)
+            continue
+        for check in result.checks:
             found = recorded(check.test_id, check.fingerprint, record[kind][name]["tests"])
-            if found is None or gpu and found["outcome"] == "skipped":
+            if found is None or (on_gpus and found["outcome"] == "skipped"):
                 result.pending.setdefault(name, []).append(check)
             elif found["outcome"] == "failed":
                 result.failed.setdefault(name, []).append((check, found["message"]))
         if name not in result.pending and name not in result.failed:
             result.passed.append(name)
-    if gpu and not result.passed:  # then every GPU run is in pending or failed
+    if on_gpus and not result.passed:  # then every GPU run is in pending or failed
         runs = [*result.pending, *result.failed]
         result.unrun = [
             c for c in result.checks if all(c in result.pending.get(run, []) for run in runs)
@@ -239,151 +278,153 @@ def status(record: dict, checks: list[Check], kind: str = "releases") -> Status:
     return result
 
 
-def release_list(names: list[str]) -> str:
-    """``2.15.0``, ``2.14.1 and 2.13.0``, ``2.15.0, 2.14.1 and 2.13.0``."""
-    return f"{', '.join(names[:-1])} and {names[-1]}" if len(names) > 1 else "".join(names)
-
-
-def _count(n: int, noun: str = "check") -> str:
-    return f"{n} {noun}{'s' if n != 1 else ''}"
-
-
-def _named(record: dict, by_run: dict[str, list], kind: str) -> list[tuple[str, list]]:
-    """``[(name, items)]`` of ``by_run``: releases with the same items share a name (``2.14.1 and
-    2.13.0``); a CPU path run is named ``CPU path <key>``, a GPU run by its GPU and torch."""
+def _named(record: dict, by_run: dict[str, list], kind: str) -> list[tuple[dict, list]]:
+    """``[(run, items)]`` of ``by_run`` (a run's name in the record -> its items), each run as
+    the data the partials' ``run`` macro names: releases with the same items share one
+    (``{"kind": "releases", "names": ["2.14.1", "2.13.0"]}``); a CPU path run is
+    ``{"kind": "cpu_path", "key": ...}``, a GPU run ``{"kind": "gpu", "gpu": its name,
+    "torch": its release}``."""
     if kind == "releases":
         groups: dict[str, tuple[list[str], list]] = {}
         for release, items in by_run.items():
             groups.setdefault(repr(items), ([], items))[0].append(release)
-        return [(release_list(names), items) for names, items in groups.values()]
-    return [
-        (
-            f"CPU path {key}"
-            if kind == "cpu_paths"
-            else html.escape(
-                f"GPU {record['gpus'][key]['gpu']['name']} (torch {record['gpus'][key]['torch']})"
-            ),
-            items,
-        )
-        for key, items in sorted(by_run.items())
-    ]
+        return [({"kind": "releases", "names": names}, items) for names, items in groups.values()]
+    named = []
+    for key, items in sorted(by_run.items()):
+        if kind == "cpu_paths":
+            run = {"kind": "cpu_path", "key": key}
+        else:
+            entry = record["gpus"][key]
+            run = {"kind": "gpu", "gpu": entry["gpu"]["name"], "torch": entry["torch"]}
+        named.append((run, items))
+    return named
 
 
-def in_readers_terms(message: str) -> str:
-    """A recorded failure for readers (HTML): what the block printed instead, or its error."""
+def failure_data(message: str) -> dict:
+    """A recorded failure's ``message`` as the data of the partials' ``failure`` macro: what the
+    block printed instead of what the page shows (``{"kind": "prints", "printed", "shown"}``, as
+    tests/torch_matrix_plugin.py words it), or its error (``{"kind": "fails", "message"}``)."""
     if found := PRINTS.fullmatch(message):
-        return (
-            f"prints <code>{html.escape(found['printed'])}</code> where the page shows "
-            f"<code>{html.escape(found['shown'])}</code>"
-        )
-    return f"fails with <code>{html.escape(message)}</code>"
+        return {"kind": "prints", "printed": found["printed"], "shown": found["shown"]}
+    return {"kind": "fails", "message": message}
+
+
+def matrix_facts(releases: Status, paths: Status, gpus: Status, record: dict) -> dict:
+    """A page's part of its facts line, as the data of the partials' ``matrix`` macro: how many
+    checks passed on which releases, on how many CPU paths of how many machines (``paths``,
+    ``None`` when none passed), its CUDA checks on which releases and GPUs (``cuda``, ``None``
+    unless a GPU run passed them all), and each difference, in this order: failures on releases
+    and on CPU paths, releases that have not run a check as it is today, CPU paths that have
+    not, failures on GPUs, CUDA checks that no GPU run ran."""
+    facts = {
+        "checks": len(releases.checks),
+        "releases": releases.passed,
+        "paths": None,
+        "cuda": None,
+        "details_id": DETAILS_ID,
+        "differences": [],
+    }
+    if paths.passed:
+        machines = {key.rsplit("/", 1)[0] for key in paths.passed}
+        facts["paths"] = {"count": len(paths.passed), "machines": len(machines)}
+    if gpus.checks and gpus.passed:
+        runs = [record["gpus"][key] for key in gpus.passed]
+        facts["cuda"] = {
+            "checks": len(gpus.checks),
+            "releases": sorted({run["torch"] for run in runs}),
+            "gpus": len({run["gpu"]["name"] for run in runs}),
+        }
+    differences = facts["differences"]
+    failed_somewhere = _named(record, releases.failed, "releases")
+    failed_somewhere += _named(record, paths.failed, "cpu_paths")
+    for run, failures in failed_somewhere:
+        differences.append({"kind": "differs", "count": len(failures), "run": run})
+    for run, pending in _named(record, releases.pending, "releases"):
+        differences.append({"kind": "not run", "count": len(pending), "run": run})
+    if paths.pending:
+        differences.append({"kind": "paths not run", "count": len(paths.pending)})
+    for run, failures in _named(record, gpus.failed, "gpus"):
+        differences.append({"kind": "differs", "count": len(failures), "run": run})
+    if gpus.unrun:
+        differences.append({"kind": "not run on a GPU", "count": len(gpus.unrun)})
+    return facts
 
 
 def page_matrix(
     record: dict, checks: list[Check], sections: list[tuple], href: str | None = None
-) -> tuple[str, str]:
-    """A page's part of its facts line (HTML: its checks passed on which releases, CPU paths,
-    linked to ``href``, and GPUs; a link per kind of difference) and its list at the end, naming
-    each check failing or not yet run, a block with its section (``sections``; ``""``: none)."""
-    state, paths, gpus = kinds = [status(record, checks, kind) for kind in KINDS]
-    link = (lambda text: f'<a href="{href}">{text}</a>') if href else str
-    line = [
-        f"<strong>Verified</strong>: {_count(len(state.checks))} on torch "
-        f"{release_list(state.passed)}"
-    ]
-    if paths.passed:
-        machines = _count(len({key.rsplit("/", 1)[0] for key in paths.passed}), "machine")
-        line[0] += f" and {link(_count(len(paths.passed), 'CPU path') + ' of ' + machines)}"
-    if gpus.checks and gpus.passed:
-        runs = [record["gpus"][key] for key in gpus.passed]
-        line.append(
-            f"{_count(len(gpus.checks), 'CUDA check')} on torch "
-            f"{release_list(sorted({run['torch'] for run in runs}))} and "
-            f"{link(_count(len({run['gpu']['name'] for run in runs}), 'GPU'))}"
-        )
-    failed = [_named(record, of.failed, kind) for kind, of in zip(KINDS, kinds, strict=True)]
-    links = [f"{len(f)} differ{'s' * (len(f) == 1)} on {name}" for name, f in failed[0] + failed[1]]
-    pending = _named(record, state.pending, "releases")
-    links += [f"{len(p)} not yet run on {name}" for name, p in pending]
-    links += [f"not yet run on {_count(len(paths.pending), 'CPU path')}"] * bool(paths.pending)
-    links += [f"{len(f)} differ{'s' * (len(f) == 1)} on {name}" for name, f in failed[2]]
-    links += [f"{len(gpus.unrun)} not yet run on a GPU"] * bool(gpus.unrun)
-    line += [f'<a href="#{DETAILS_ID}">{text}</a>' for text in links]
+) -> tuple[dict, dict | None]:
+    """A page's part of its facts line and its list at the end, as the data of the partials'
+    ``matrix`` and ``details`` macros. The facts: :func:`matrix_facts`, with ``paths_href``,
+    ``href``, the CPU paths' table, which the counts of CPU paths and GPUs link to. The list
+    (``None`` when empty): each check failing or not yet run, on which run, a block named with
+    the section it is in (``sections``, of :func:`sections_of`)."""
+    releases = status(record, checks, "releases")
+    paths = status(record, checks, "cpu_paths")
+    gpus = status(record, checks, "gpus")
+    facts = {**matrix_facts(releases, paths, gpus, record), "paths_href": href}
 
-    def where(check: Check) -> str:
-        *_, title, url = (
-            [s for s in sections if check.line and s[0] < check.line] or [(None, None)]
-        )[-1]
-        label = html.escape(check.label)
-        return f'{label} in <a href="{url}">{html.escape(title)}</a>' if url else label
+    def where(check: Check) -> dict:
+        """The check's label, and the section its block is in, with its link if it has one."""
+        above = [s for s in sections if check.line and s[0] < check.line]
+        if not above or above[-1][3] is None:
+            return {"label": check.label, "section": None, "url": None}
+        *_, title, url = above[-1]
+        return {"label": check.label, "section": title, "url": url}
 
     items = []
-    for kind, of, fails in zip(KINDS, kinds, failed, strict=True):
-        on = "PyTorch " if kind == "releases" else ""
-        why = "the last matrix run" if kind == "releases" else "its last run"
-        items += [
-            f"<li>On {on}{name}, {where(check)} {in_readers_terms(message)}.</li>"
-            for name, failures in fails
-            for check, message in failures
-        ]
-        items += [
-            f"<li>Not yet run on {on}{name} (changed since {why}): "
-            f"{', '.join(map(where, pending))}.</li>"
-            for name, pending in _named(record, of.pending, kind)
-            if kind != "gpus"
-        ]
+    for kind, of in zip(KINDS, (releases, paths, gpus), strict=True):
+        for run, failures in _named(record, of.failed, kind):
+            for check, message in failures:
+                failure = failure_data(message)
+                items.append(
+                    {"kind": "differs", "run": run, "check": where(check), "failure": failure}
+                )
+        if kind == "gpus":
+            continue  # a GPU run that skipped a check is listed below, once for all runs
+        for run, pending in _named(record, of.pending, kind):
+            items.append({"kind": "not run", "run": run, "checks": [where(c) for c in pending]})
     if gpus.unrun:
-        items.append(
-            f"<li>Not yet run on a GPU (marked for CUDA, skipped on a CPU): "
-            f"{', '.join(map(where, gpus.unrun))}.</li>"
-        )
-    dates = ", ".join(sorted({run["date"] for run in record["releases"].values()}))
-    details = (
-        f'<div class="torch-matrix" id="{DETAILS_ID}"><p><strong>This page in the torch '
-        f"matrix</strong> (every check runs on PyTorch {record['pinned']} with each "
-        f"change; the earlier releases run on CI's runners after it; matrix of {dates}, on "
-        f"a CPU; the checks marked for CUDA run only on a GPU machine, with <code>python "
-        f"-m scripts torch-matrix --cuda</code>):</p><ul>{''.join(items)}</ul></div>"
-    )
-    return f'<span class="torch-matrix">{"; ".join(line)}</span>', details if items else ""
+        items.append({"kind": "not run on a GPU", "checks": [where(c) for c in gpus.unrun]})
+    if not items:
+        return facts, None
+    dates = sorted({run["date"] for run in record["releases"].values()})
+    details = {"id": DETAILS_ID, "pinned": record["pinned"], "dates": dates, "items": items}
+    return facts, details
 
 
-def block_notes(markdown: str, source: str, state: Status) -> str:
+def block_notes(markdown: str, source: str, state: Status, words) -> str:
     """``markdown`` with a note after each block failing on a release (after its output, if
-    shown): the n-th block of ``source``, whose lines the checks give, is its n-th block."""
+    shown): the n-th block of ``source``, whose lines the checks give, is its n-th block.
+    ``words``: the partial of the page's language (:func:`scripts.hooks.page_text.words`),
+    whose ``block_note`` macro writes the note."""
     blocks = [b for b in code_blocks(markdown) if b.syntax in EXECUTED]
-    nth = {
-        b.lineno: k for k, b in enumerate(b for b in code_blocks(source) if b.syntax in EXECUTED)
-    }
+    executed_in_source = [b for b in code_blocks(source) if b.syntax in EXECUTED]
+    nth = {b.lineno: k for k, b in enumerate(executed_in_source)}
     fences = [token.map for token in tokens(markdown) if token.type == "fence"]
     at = {start: k for k, (start, _) in enumerate(fences)}
-    lines, notes = markdown.splitlines(), {}
-    for releases, failures in _named({}, state.failed, "releases"):
+    lines = markdown.splitlines()
+    notes: dict[int, list[str]] = {}  # line number -> the lines to put after it
+    for run, failures in _named({}, state.failed, "releases"):
         for check, message in failures:
-            if nth.get(check.line, len(blocks)) < len(blocks):
-                block = blocks[nth[check.line]]
-                end = fences[at[block.lineno - 1] + (block.expected_output is not None)][1]
-                fence = lines[block.lineno - 1]
-                notes.setdefault(end, []).extend(
-                    [
-                        "",
-                        fence[: len(fence) - len(fence.lstrip())]
-                        + (
-                            f'<p class="torch-matrix-difference">On PyTorch {releases} this block '
-                            f"{in_readers_terms(message)}.</p>"
-                        ),
-                    ]
-                )
-    return (
-        "\n".join(
-            out
-            for number, line in enumerate(lines, start=1)
-            for out in (line, *notes.get(number, []))
-        )
-        + "\n"
-        if notes
-        else markdown
-    )
+            k = nth.get(check.line)
+            if k is None or k >= len(blocks):
+                continue  # the page has no such block (it changed since the run)
+            block = blocks[k]
+            fence = at[block.lineno - 1]
+            if block.expected_output is not None:
+                fence += 1  # the note goes after the output the page shows
+            end = fences[fence][1]
+            opening = lines[block.lineno - 1]
+            indent = opening[: len(opening) - len(opening.lstrip())]
+            note = words.block_note({"run": run, "failure": failure_data(message)})
+            notes.setdefault(end, []).extend(["", indent + str(note)])
+    if not notes:
+        return markdown
+    out = []
+    for number, line in enumerate(lines, start=1):
+        out.append(line)
+        out.extend(notes.get(number, []))
+    return "\n".join(out) + "\n"
 
 
 def sections_of(text: str, page) -> list[tuple[int, int, str, str | None]]:
@@ -407,20 +448,24 @@ def _table(head: list[str], rows: list[list[str]]) -> str:
 def claims_table(record: dict, checks: list[Check], sections: list[tuple]) -> str:
     """The claims-by-release table (HTML): a row per ``###`` claim of ``sections`` holding a
     block, a cell per release: holds, differs (how), or not yet run."""
-    rows, claims = [], [s for s in sections if s[1] == 3]
+    rows = []
+    claims = [s for s in sections if s[1] == 3]
     releases = sorted(record["releases"], key=Version, reverse=True)
+    english = page_text.words("en")  # the claims page's table is in English in both editions
     for (start, _, title, url), (end, *_) in zip(claims, [*claims[1:], (10**9,)], strict=True):
         if mine := [c for c in checks if start < (c.line or 0) < end and not c.cuda]:
-            state, cells = status(record, mine), []
+            state = status(record, mine)
+            cells = []
             for release in releases:
-                check, message = (state.failed.get(release) or [(None, "")])[0]
-                cells.append(
-                    f"<strong>differs</strong>: {check.label} {in_readers_terms(message)}"
-                    if check
-                    else "not yet run"
-                    if release in state.pending
-                    else "holds"
-                )
+                if release in state.failed:
+                    check, message = state.failed[release][0]
+                    label = english.check_label(check.label)
+                    failure = english.failure(failure_data(message))
+                    cells.append(f"<strong>differs</strong>: {label} {failure}")
+                elif release in state.pending:
+                    cells.append("not yet run")
+                else:
+                    cells.append("holds")
             rows.append(
                 [f'<a href="{url}">{html.escape(title)}</a>' if url else html.escape(title), *cells]
             )
@@ -477,27 +522,37 @@ def paths_table(record: dict) -> str:
 
 
 def on_page_markdown(markdown: str, *, page, config, files) -> str:
-    """Put a note after each block that fails on a covered release."""
-    record = read_record(root := root_of(config))
+    """Put a note after each block that fails on a covered release (MkDocs event), in the page's
+    language."""
+    root = root_of(config)
+    record = read_record(root)
     # A Chinese page (x.zh.md) shows its English page's blocks, in order: their checks and notes.
     uri = getattr(page.file, "norm_src_uri", None) or page.file.src_uri
     if not record.get("releases") or not uri.endswith(".md"):
         return markdown
     state = status(record, page_checks(root, record, uri))
+    if not state.failed:
+        return markdown
     source = (root / "docs" / uri).read_text(encoding="utf-8")
-    return block_notes(markdown, source, state) if state.failed else markdown
+    words = page_text.words(page_text.language_of(page), config.theme.dirs)
+    return block_notes(markdown, source, state, words)
 
 
 def on_page_content(html_: str, *, page, config, files) -> str:
-    """Add the matrix's part to the page's facts line and its list at the end; fill the tables."""
-    record = read_record(root := root_of(config))
+    """Put the matrix's part of the facts line on the page (:func:`page_matrix`;
+    :func:`scripts.hooks.page_facts.set_fact`, ``matrix``), add its list at the end in the page's
+    language, fill the claims' and CPU paths' tables (MkDocs event)."""
+    root = root_of(config)
+    record = read_record(root)
     if not record.get("releases"):
         return html_.replace(CLAIMS_MARKER, "").replace(PATHS_MARKER, "")
     # A Chinese page (x.zh.md) has its English page's blocks, proven there: its English checks.
     uri = getattr(page.file, "norm_src_uri", None) or page.file.src_uri
-    markdown = uri.endswith(".md")
-    checks = page_checks(root, record, uri, CLAIM_ID.findall(html_) if markdown else [])
-    sections = sections_of((root / "docs" / uri).read_text("utf-8"), page) if markdown else []
+    claims, sections = [], []
+    if uri.endswith(".md"):
+        claims = CLAIM_ID.findall(html_)
+        sections = sections_of((root / "docs" / uri).read_text("utf-8"), page)
+    checks = page_checks(root, record, uri, claims)
     if CLAIMS_MARKER in html_:
         html_ = html_.replace(CLAIMS_MARKER, claims_table(record, checks, sections))
     if PATHS_MARKER in html_:
@@ -505,6 +560,13 @@ def on_page_content(html_: str, *, page, config, files) -> str:
     if not checks:
         return html_
     target = files.get_file_from_path("claims.md")  # with the CPU paths' table
-    href = f"{target.url_relative_to(page.file)}#cpu-kernel-paths" if target is not None else None
-    line, details = page_matrix(record, checks, sections, href)
-    return add_fact(html_ + details, line) if "</h1>" in html_ else html_ + details
+    href = None
+    if target is not None:
+        href = f"{target.url_relative_to(page.file)}#cpu-kernel-paths"
+    facts, details = page_matrix(record, checks, sections, href)
+    if "</h1>" in html_:  # a page without a title has no facts line
+        set_fact(page, "matrix", facts)
+    if details is None:
+        return html_
+    words = page_text.words(page_text.language_of(page), config.theme.dirs)
+    return html_ + str(words.details(details))

@@ -1,20 +1,53 @@
-"""Build step: a notebook page (mkdocs-jupyter's) in Material's code-block markup, its downloads."""
+"""Build steps: notebook pages (mkdocs-jupyter's) made as light as an article.
+
+mkdocs-jupyter renders a notebook with nbconvert's JupyterLab template, which inlines JupyterLab's
+whole stylesheet, a theme and Pygments rules twice, a copy-to-clipboard script with a hidden
+duplicate of every code cell, a MathJax loader with an empty ``src`` and a Mermaid loader that
+imports from a CDN when a page holds a diagram. None of it is configurable away, and all of it is
+weight a phone downloads and styles for nothing: the site's own styles already cover code cells
+and outputs. For every page whose source is an ``.ipynb``, :func:`on_page_content`:
+
+* removes those ``<style>`` and ``<script>`` elements and the clipboard widgets, and raises
+  ``PluginError`` on any other ``<script>`` (a notebook output that needs JavaScript would then
+  silently break: better to decide about it);
+* turns each code cell into the markup of a Material code block (``div.highlight > pre > code``),
+  so it gets the theme's highlighting colours in both palettes and Material's copy button; text
+  outputs get the same markup plus the class ``nb-output`` (styled in ``extra.css``);
+* turns nbconvert's heading anchors into Material's ``headerlink`` permalinks, with the ids the
+  table of contents links to, and drops the ``tabindex`` that makes every cell a keyboard stop;
+* puts the download (the committed notebook, and every file of the ``data/`` folder beside it) on
+  the page as the first of its facts (:mod:`scripts.hooks.page_facts` writes the line);
+* takes the page's meta description from the notebook's ``metadata.description``, if set.
+
+The restyled HTML is kept in the build's cache (``.cache/pages/``), and each language's build
+renders the same page. :class:`NotebookPage` is the ``File`` of an executed notebook, which the
+execute stage makes; in the Chinese build, :func:`on_files` moves those pages and their downloads
+under ``zh/``.
+"""
 
 from __future__ import annotations
 
 import functools
-import html as html_module
 import json
 import posixpath
 from pathlib import Path
 
 from bs4 import BeautifulSoup
 from mkdocs.exceptions import PluginError
+from mkdocs.structure.files import File
 
 from scripts import root_of
 from scripts.hooks import cache
 from scripts.hooks.markdown_blocks import toc_entries
-from scripts.hooks.page_facts import add_fact
+from scripts.hooks.page_facts import set_fact
+
+
+class NotebookPage(File):
+    """An executed notebook as a page (mkdocs-jupyter renders any page whose source is .ipynb):
+    the execute stage (:mod:`scripts.hooks.execute_stage`) makes one of each notebook."""
+
+    def is_documentation_page(self) -> bool:
+        return True
 
 
 @functools.lru_cache(maxsize=8)  # each language's build renders the same notebook pages
@@ -71,35 +104,36 @@ def restyled(html: str, src_uri: str, toc_ids: tuple[str, ...], store: Path) -> 
 
 
 def on_page_content(html, *, page, config, files):
-    """Restyle a notebook page, link its download and ``data/`` files, take its ``description``
+    """Restyle a notebook page; put its download and ``data/`` files on it as the first of its
+    facts (:func:`scripts.hooks.page_facts.set_fact`, ``download``); take its ``description``
     from the notebook's metadata (MkDocs event). Raises ``PluginError`` naming the page."""
     src_uri = page.file.src_uri
     if not src_uri.endswith(".ipynb"):
         return html
-    folder, name = posixpath.dirname(src_uri), html_module.escape(posixpath.basename(src_uri))
+    folder, name = posixpath.dirname(src_uri), posixpath.basename(src_uri)
     data = [
-        (
-            html_module.escape(f.url_relative_to(page.file)),
-            html_module.escape(posixpath.relpath(f.src_uri, folder)),
-        )
+        {"href": f.url_relative_to(page.file), "label": posixpath.relpath(f.src_uri, folder)}
         for f in sorted(files, key=lambda f: f.src_uri)
         if f.src_uri.startswith(posixpath.join(folder, "data") + "/")
     ]
     metadata = json.loads(Path(page.file.abs_src_path).read_text(encoding="utf-8"))["metadata"]
     if metadata.get("description"):
         page.meta["description"] = metadata["description"]
-    fact = f'Run it yourself: <a download="" href="{name}">{name}</a>'
-    if data:
-        fact += " and its data, " + ", ".join(
-            f'<a download="" href="{href}">{label}</a>' for href, label in data
-        )
-        fact += " (keep data/ beside the notebook)"
-    try:
-        ids = tuple(entry.id for entry in toc_entries(page.toc))
-        return add_fact(
-            restyled(html, src_uri, ids, root_of(config) / ".cache/pages"),
-            f'<span class="nb-download">{fact}</span>',
-            first=True,
-        )
-    except ValueError as error:
-        raise PluginError(f"notebook {src_uri}: {error}") from error
+    set_fact(page, "download", {"what": "notebook", "href": name, "name": name, "data": data})
+    ids = tuple(entry.id for entry in toc_entries(page.toc))
+    return restyled(html, src_uri, ids, root_of(config) / ".cache/pages")
+
+
+def on_files(files, *, config):
+    """The Chinese build (``theme.language`` ``zh``): each executed notebook page under ``zh/``,
+    with the files the execute stage made beside it (its downloads), so the Chinese site's
+    notebook pages link their own copies (MkDocs event)."""
+    if config.theme["language"] != "zh":
+        return files
+    for notebook in [f for f in files if isinstance(f, NotebookPage)]:
+        notebook.dest_uri = f"zh/{notebook.dest_uri}"
+        folder = notebook.src_uri.removesuffix(".ipynb")
+        for made in [f for f in files if f.generated_by and f.src_uri.rpartition("/")[0] == folder]:
+            copy = File.generated(config, f"zh/{made.src_uri}", content=made.content_bytes)
+            files.append(copy)
+    return files

@@ -1,22 +1,32 @@
-"""Build step: one pass over a page's HTML rewrites each element of :data:`ELEMENTS` by its
-kind's handler (:data:`HANDLERS`). CONTRIBUTING.md ("How the build works") says why."""
+"""Build step: one pass over a page's HTML for the steps that rewrite elements in place
+(CONTRIBUTING.md, "How the build works", says what each does and why).
+
+Each kind of element is named by one pattern and rewritten by one handler (:data:`HANDLERS`):
+
+* a code block: its line count, keyboard focus and search exclusion, its snippet title linked to
+  the file in the repository (:func:`code_block`, :func:`snippet_link`);
+* a figure's image: sized as its SVG, in a link to it, the first one eager (:func:`figure`);
+* an ``<abbr>`` of the glossary and an inline code that is a glossary term: a tooltip on a term's
+  first use on the page only (:func:`abbr`, :func:`code`), with the glossary of the page's
+  language (:func:`scripts.hooks.glossary.terms_for`).
+
+The patterns are joined into one regular expression, :data:`ELEMENTS`, which reads the page once,
+left to right; each match goes to its kind's handler by the name of the alternative that matched
+(one parser, one dispatch); the handlers share a :class:`PageState`.
+"""
 
 from __future__ import annotations
 
-import functools
 import html
 import posixpath
 import re
-from pathlib import Path
-from types import SimpleNamespace
+from dataclasses import dataclass, field
 
 from mkdocs.exceptions import PluginError
 
 from scripts import root_of
-from scripts.hooks import zh
+from scripts.hooks.glossary import terms_for
 
-#: The glossary file, relative to the project root (also mkdocs.yml's ``auto_append``).
-GLOSSARY = "snippets/glossary.md"
 FIGURE_TITLE = "Open the figure full size"
 TAG = re.compile(r"<[^>]+>")
 #: Each kind of element, as Python-Markdown, pymdownx.highlight and the notebook step write it.
@@ -41,11 +51,28 @@ ELEMENTS = re.compile(
 SNIPPET = re.compile(r'<span class="filename">(?P<path>snippets/[\w./-]+)')
 
 
-def code_block(m: re.Match, page: SimpleNamespace) -> str:
+@dataclass
+class PageState:
+    """What the handlers of one page's pass share: the site's ``config``, the glossary's
+    ``terms`` (term -> definition), the site's ``files`` (MkDocs' ``Files``, to size figures;
+    ``None``: not sized), the page's URL folder and source path (``folder``, ``src_uri``), the
+    terms already given a tooltip (``seen``) and whether the first light figure is still ahead
+    (``first_figure``)."""
+
+    config: object
+    terms: dict[str, str]
+    files: object = None
+    folder: str = ""
+    src_uri: str = ""
+    seen: set[str] = field(default_factory=set)
+    first_figure: bool = True
+
+
+def code_block(m: re.Match, state: PageState) -> str:
     """A code block with its line count (``--code-lines``), out of search, its ``<code>``
     focusable, its snippet title linked. Raises ``PluginError`` for a title naming no file."""
     lines = html.unescape(TAG.sub("", m["pre"])).removesuffix("\n").count("\n") + 1
-    title = SNIPPET.sub(lambda t: snippet_link(t["path"], page.config), m["title"])
+    title = SNIPPET.sub(lambda t: snippet_link(t["path"], state.config), m["title"])
     pre = m["pre"].replace("<code", '<code tabindex="0"', 1)
     return f'{m["div"]} data-search-exclude{m["attrs"]} style="--code-lines: {lines}">{title}{pre}'
 
@@ -60,17 +87,17 @@ def snippet_link(path: str, config) -> str:
     return f'<span class="filename"><a href="{html.escape(href)}">{path}</a>'
 
 
-def figure(m: re.Match, page: SimpleNamespace) -> str:
-    """A figure's image, sized as its SVG when the site's ``page.files`` are given, in a link to
+def figure(m: re.Match, state: PageState) -> str:
+    """A figure's image, sized as its SVG when the site's ``state.files`` are given, in a link to
     it; the light image of the first figure above any ``<h2>``, eager and of high priority instead
     of lazy. Raises ``PluginError`` naming the page for a figure the site lacks or cannot size."""
     img, src = m[0], html.unescape(m["svg"])
-    if page.files is not None:  # the src is relative to the page's URL; a figure's URL is its path
-        file = page.files.get_file_from_path(posixpath.normpath(posixpath.join(page.folder, src)))
-        width, height = svg_size(file.content_bytes if file else b"", f"{page.src_uri}: {src}")
+    if state.files is not None:  # the src is relative to the page's URL; a figure's URL is its path
+        file = state.files.get_file_from_path(posixpath.normpath(posixpath.join(state.folder, src)))
+        width, height = svg_size(file.content_bytes if file else b"", f"{state.src_uri}: {src}")
         img = img.replace("<img", f'<img width="{width}" height="{height}"', 1)
-    if page.first_figure and m["palette"] == "light":
-        page.first_figure = False
+    if state.first_figure and m["palette"] == "light":
+        state.first_figure = False
         if m.string.find("<h2", 0, m.start()) < 0:
             img = img.replace(' loading="lazy"', ' fetchpriority="high"', 1)
     return f'<a class="figure-full" href="{m["svg"]}" title="{FIGURE_TITLE}">{img}</a>'
@@ -85,66 +112,40 @@ def svg_size(svg: bytes, name: str) -> tuple[int, int]:
     return round(float(found[1]) * 4 / 3), round(float(found[2]) * 4 / 3)
 
 
-def abbr(m: re.Match, page: SimpleNamespace) -> str:
+def abbr(m: re.Match, state: PageState) -> str:
     """A glossary ``<abbr>`` kept on its term's first use on the page, unwrapped after."""
     term = TAG.sub("", m["inner"])
-    if term in page.seen:
+    if term in state.seen:
         return m["inner"]
-    page.seen.add(term)
+    state.seen.add(term)
     return m[0]
 
 
-def code(m: re.Match, page: SimpleNamespace) -> str:
+def code(m: re.Match, state: PageState) -> str:
     """An inline code whose whole text is a glossary term, in that term's ``<abbr>`` on the
     term's first use on the page; any other as it is."""
-    definition = page.terms.get(html.unescape(m["term"]))
-    if definition is None or m["term"] in page.seen:
+    definition = state.terms.get(html.unescape(m["term"]))
+    if definition is None or m["term"] in state.seen:
         return m[0]
-    page.seen.add(m["term"])
+    state.seen.add(m["term"])
     return f'<abbr title="{html.escape(definition)}">{m[0]}</abbr>'
 
 
 HANDLERS = {"block": code_block, "figure": figure, "abbr": abbr, "code": code}
 
 
-def rewrite(page_html: str, config, terms: dict[str, str], of=None, files=None) -> str:
+def rewrite(page_html: str, config, terms: dict[str, str], page=None, files=None) -> str:
     """``page_html``'s :data:`ELEMENTS` rewritten by their handlers in one pass, with the glossary's
-    ``terms``; figures sized from MkDocs' ``files`` when given with their page, ``of``."""
-    # what the handlers share: the terms met so far, whether the first light figure is ahead
-    page = SimpleNamespace(
-        config=config,
-        terms=terms,
-        seen=set(),
-        first_figure=True,
-        files=files,
-        folder=posixpath.dirname(of.url) if of else "",
-        src_uri=of.file.src_uri if of else "",
-    )
-    return ELEMENTS.sub(lambda m: HANDLERS[m.lastgroup](m, page), page_html)
-
-
-def glossary_terms(path: Path) -> dict[str, str]:
-    """Term -> definition of an abbreviations file (``*[term]: definition`` lines), read once per
-    version of the file (``mkdocs serve`` reads an edit). Raises ``PluginError`` naming a line of
-    any other form or a term defined twice."""
-    return _glossary(path, path.stat().st_mtime_ns)
-
-
-@functools.lru_cache(maxsize=8)
-def _glossary(path: Path, mtime_ns: int) -> dict[str, str]:
-    terms: dict[str, str] = {}
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        m = re.fullmatch(r"\*\[(?P<term>[^\]]+)\]: (?P<definition>.+)", line)
-        if not m or m["term"] in terms:
-            raise PluginError(f"{path.name}:{n}: not a new term's definition: {line!r}")
-        terms[m["term"]] = m["definition"]
-    return terms
+    ``terms``; figures sized from MkDocs' ``files`` when they are given with their ``page`` (a
+    MkDocs page: its URL locates a figure's file)."""
+    state = PageState(config, terms, files)
+    if page is not None:
+        state.folder = posixpath.dirname(page.url)
+        state.src_uri = page.file.src_uri
+    return ELEMENTS.sub(lambda m: HANDLERS[m.lastgroup](m, state), page_html)
 
 
 def on_page_content(page_html: str, *, page, config, files) -> str:
-    """Rewrite the page's elements (MkDocs event), with the glossary's terms, a Chinese page's
-    from the Chinese glossary (:func:`scripts.hooks.zh.glossary_terms_for`)."""
-    terms = zh.glossary_terms_for(page, config)
-    if terms is None:
-        terms = glossary_terms(root_of(config) / GLOSSARY)
-    return rewrite(page_html, config, terms, page, files)
+    """Rewrite the page's elements (MkDocs event), with the glossary of the page's language
+    (:func:`scripts.hooks.glossary.terms_for`)."""
+    return rewrite(page_html, config, terms_for(page, config), page, files)
