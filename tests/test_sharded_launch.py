@@ -102,12 +102,12 @@ def test_a_hang_ends_in_time_naming_the_test_and_where_each_rank_was():
     before = forked_children()
     start = time.monotonic()
     with pytest.raises(RanksTimedOut) as hang:
-        run_on_ranks(2, hangs, timeout=3)
+        run_on_ranks(2, hangs, timeout=1)
     took = time.monotonic() - start
     message = str(hang.value)
-    assert 3 <= took < 10
+    assert 1 <= took < 8
     test_id = os.environ["PYTEST_CURRENT_TEST"].rsplit(" (", 1)[0]
-    assert message.startswith(f"{test_id}: ranks [0, 1] of 2 still running after 3 s")
+    assert message.startswith(f"{test_id}: ranks [0, 1] of 2 still running after 1 s")
     assert "all_reduce" in message.split("rank 0:\n", 1)[1]  # rank 0's stack: in the collective
     assert "in hangs" in message.split("rank 1:\n", 1)[1]
     assert forked_children() == before
@@ -136,14 +136,14 @@ def test_a_hang_in_a_page_block_names_the_page_and_line(pytester):
                     time.sleep(600)
 
 
-            run_on_ranks(2, program, timeout=2)
+            run_on_ranks(2, program, timeout=1)
             ```
             """
         ),
     )
     result = pytester.runpytest_inprocess("--codeblocks", "-p", "no:cacheprovider", "page.md")
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["*page.md::line 3: ranks [[]0, 1] of 2 still running after 2 s*"])
+    result.stdout.fnmatch_lines(["*page.md::line 3: ranks [[]0, 1] of 2 still running after 1 s*"])
 
 
 def sleeping_ranks(folder: str) -> None:
