@@ -141,7 +141,7 @@ def test_autocorrect_reports_a_space_inside_chinese_quotes():
     assert not autocorrect_py.lint_for("# 标题\n\n查找给“bank”一个向量。\n", "x.zh.md").lines
 
 
-#: A Markdown link to another page of the site: its text and its target (no scheme, no anchor-only).
+#: A Markdown link to another page of the site: its text and target (no scheme, not an anchor).
 PAGE_LINK = re.compile(r"\[(?P<text>[^\]]+)\]\((?P<target>(?![a-z]+:|#)[^)\s#]+)(?:#[^)\s]*)?\)")
 #: What follows a link to a page that exists in English only (after an attribute list, if any).
 ENGLISH_MARK = re.compile(r"(?:\{[^}]*\})?（英文）")
