@@ -130,7 +130,7 @@ def test_autocorrect_finds_nothing(page):
     findings = [f"line {r.line}, column {r.col}: {r.old!r} -> {r.new!r}" for r in result.lines]
     assert not findings, (
         f"{page}: autocorrect's spacing and punctuation between Chinese and Latin text "
-        "(its suggestion after each ->; `autocorrect_py.format_for(text, path)` applies them all):\n"
+        "(its suggestion after each ->; `autocorrect_py.format_for(text, path)` applies all):\n"
         + "\n".join(findings)
     )
 
