@@ -222,7 +222,7 @@ def stats_table(docs: Path = DOCS) -> list[str]:
         )
     lines.append(
         "characters of rendered text; limits: no sentence over 100, at most 2 % over 80, "
-        "a short answer of at most 160"
+        "a short answer of at most 220"
     )
     return lines
 
