@@ -193,3 +193,62 @@ def test_the_memory_rule_skips_with_its_reason(tmp_path):
 def test_the_memory_estimate_counts_table_gradient_and_one_hot_matrices():
     V, D, N = 128_256, 4_096, 8_192  # Llama 3, float32: 4.2 GB each for W, its gradient, one-hot
     assert results.model_bytes(V, D, N, 4) == 2 * V * D * 4 + N * V * 4 + N * V * 12
+
+
+def test_a_cuda_run_without_output_stops_before_it_starts():
+    """``results/cuda.json`` is the H200's reference data set: a CUDA run must name its file."""
+    with pytest.raises(SystemExit, match="a CUDA run needs --output"):
+        results.main(["--device", "cuda"])
+
+
+def test_the_page_never_sends_a_gpu_run_into_results():
+    """Every command on the page that runs the program on CUDA writes a new file outside
+    ``results/``, so following the page keeps the H200's data set and the first block's list."""
+    commands = [
+        line
+        for f in read_fences(PAGE)
+        if f.info.startswith("console")
+        for line in f.body
+        if "lookup_vs_onehot.py" in line and "--device cuda" in line
+    ]
+    assert commands, "the page no longer shows how to run on a GPU"
+    for line in commands:
+        output = line.split("--output", 1)[1].split()[0] if "--output" in line else None
+        assert output and "results/" not in output, line
+
+
+def test_a_lookup_far_above_the_floor_fails_the_gpu_section(monkeypatch):
+    """The page says the H200's lookup took at most about twice the fastest call's time."""
+    sets = results.load_results()
+    for row in by_device(sets, "cuda")["rows"]:  # every lookup 1.5 times slower: still flat,
+        if row["method"] == "embedding" and row["pass"] == "forward":  # but 3 times the floor
+            row["median_s"] *= 1.5
+    failed = failing_blocks(monkeypatch, "load_results", sets)
+    assert block_number("load_results", "the lookup: close to the floor") in failed
+
+
+def test_a_float32_gap_that_shrinks_with_v_fails(monkeypatch):
+    """In float32 the H200's one-hot gap grows with V (GPT-2, Llama 3, 256k)."""
+    sets = results.load_model_results()
+    for row in by_device(sets, "cuda")["rows"]:
+        if row["part"] == "scale" and row["dtype"] == "float32" and row["model"] == "GPT-2":
+            if row["method"] == "onehot_prebuilt" and row["pass"] == "forward":
+                row["ratio_to_embedding"] = 5_000.0
+    assert failing_blocks(monkeypatch, "load_model_results", sets) != []
+
+
+def test_one_timer_for_every_h200_row_fails(monkeypatch):
+    """The page says the H200's model-scale rows come from two timers."""
+    sets = results.load_model_results()
+    for row in by_device(sets, "cuda")["rows"]:
+        row["timer"] = "time.perf_counter() around each call"
+    assert failing_blocks(monkeypatch, "load_model_results", sets) != []
+
+
+def test_compare_ratios_pairs_the_rows_both_data_sets_ran():
+    cpu, h200 = results.load_results()
+    pairs = results.compare_ratios(cpu, h200)
+    assert len(pairs) == len(h200["rows"])  # the CPU ran every row the H200 did, and SciPy too
+    assert all(p["mine"] == 1.0 for p in pairs if p["method"] == "embedding")
+    with pytest.raises(ValueError):
+        results.compare_ratios({"rows": []}, h200)

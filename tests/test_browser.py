@@ -733,6 +733,54 @@ def test_the_short_answer_ends_on_a_phones_first_screen(browser, base_url, page)
         context.close()
 
 
+#: The most phone screens (:data:`PHONE`'s height, every collapsed note closed) an article may
+#: take: a learner on a CPU reads it to the end; GPU and precision corners go into notes (issue 49).
+MAX_SCREENS = 22
+
+#: The page's height (CSS px) as a reader first gets it: every ``<details>`` (``??? note``,
+#: solutions, the torch-matrix list) closed, every code block laid out at its real height.
+CLOSED_HEIGHT_JS = """() => {
+  document.querySelectorAll('details[open]').forEach(d => { d.open = false; });
+  return document.documentElement.scrollHeight;
+}"""
+
+
+def phone_screens(browser, url: str) -> float:
+    """The height of the page at ``url`` on a 360 × 780 phone, with its notes closed, in
+    screens (:data:`PHONE`'s height)."""
+    context = browser.new_context(viewport=PHONE, color_scheme="light", service_workers="block")
+    try:
+        tab = context.new_page()
+        tab.goto(url, wait_until="load")
+        tab.add_style_tag(content="* { content-visibility: visible !important; }")
+        return tab.evaluate(CLOSED_HEIGHT_JS) / PHONE["height"]
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("page", nav_pages("Articles"))
+def test_an_article_fits_22_phone_screens_with_its_notes_closed(browser, base_url, page):
+    """At 360 × 780 with every note closed, an article is at most :data:`MAX_SCREENS` screens
+    long, header, facts line and footer included."""
+    screens = phone_screens(browser, base_url + page_url_path(page))
+    assert screens <= MAX_SCREENS, (
+        f"{page}: {screens:.1f} phone screens with its notes closed (at most {MAX_SCREENS}): "
+        "move what only a GPU or a reduced precision needs into a collapsed note"
+    )
+
+
+def test_the_screen_count_sees_an_open_note_and_a_long_page(browser, tmp_path):
+    """The measure counts what a reader scrolls: a closed note adds its title only, the same
+    text outside a note adds its height, so a page of 30 screens fails."""
+    body = "<p>" + "word " * 20_000 + "</p>"
+    (tmp_path / "long.html").write_text(f"<html><body>{body}</body></html>", encoding="utf-8")
+    note = f"<details open><summary>A note</summary>{body}</details>"
+    (tmp_path / "note.html").write_text(f"<html><body>{note}</body></html>", encoding="utf-8")
+    with serve(tmp_path) as url:
+        assert phone_screens(browser, url + "long.html") > MAX_SCREENS
+        assert phone_screens(browser, url + "note.html") < 1
+
+
 #: The links of the navigation drawer (the sidebar, on a wide screen), and how many are drawn
 #: (``checkVisibility``: false inside a ``content-visibility: hidden`` subtree, extra.css).
 DRAWER_LINK = ".md-sidebar--primary .md-nav__link[href]"

@@ -536,6 +536,10 @@ def test_build_hook_says_what_was_verified_and_notes_a_difference_at_its_block(t
     assert "admonition" not in head and head.count("<p") == 1, "one line, no box"
     note = "On PyTorch 9.0.0 this block prints <code>5</code> where the page shows <code>4</code>."
     assert page.index("4\n</code></pre>") < page.index(note) < page.index('id="3-the-third-claim"')
+    # The list is collapsed (a reader's length, issue 49); the links' target sits inside it, so
+    # following one opens it.
+    assert '<details class="torch-matrix"><summary>' in page
+    assert page.index('<details class="torch-matrix">') < page.index('id="torch-matrix-details"')
     details = page[page.index('id="torch-matrix-details"') :]
     assert f'block at line {blocks[2].lineno} in <a href="#3-the-third-claim">' in details
     rows = page[page.index("<table>") :].split("</tr>")[1:4]

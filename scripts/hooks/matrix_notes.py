@@ -339,11 +339,14 @@ def page_matrix(
         )
     dates = ", ".join(sorted({run["date"] for run in record["releases"].values()}))
     details = (
-        f'<div class="torch-matrix" id="{DETAILS_ID}"><p><strong>This page in the torch '
-        f"matrix</strong> (every check runs on PyTorch {record['pinned']} with each "
+        # Collapsed, as a note: the list of checks is for a maintainer, not the reader's length.
+        # The id sits inside, so a link to it opens the box (a browser reveals a fragment's
+        # closed <details> ancestor).
+        f'<details class="torch-matrix"><summary>This page in the torch matrix</summary>'
+        f'<div id="{DETAILS_ID}"><p>Every check runs on PyTorch {record["pinned"]} with each '
         f"change; the earlier releases run on CI's runners after it; matrix of {dates}, on "
         f"a CPU; the checks marked for CUDA run only on a GPU machine, with <code>python "
-        f"-m scripts torch-matrix --cuda</code>):</p><ul>{''.join(items)}</ul></div>"
+        f"-m scripts torch-matrix --cuda</code>.</p><ul>{''.join(items)}</ul></div></details>"
     )
     return f'<span class="torch-matrix">{"; ".join(line)}</span>', details if items else ""
 

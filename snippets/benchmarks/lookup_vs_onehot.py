@@ -15,7 +15,9 @@ It writes ``snippets/benchmarks/results/<device>.json`` (``cpu.json``). ``--quic
 in a few seconds (the test suite runs it) and writes to a temporary folder that is deleted
 afterwards, unless ``--output`` names a file; it refuses to write into ``results/``, so a quick run
 never replaces committed data. ``--device cuda`` runs the torch methods on a GPU (SciPy is
-skipped, memory comes from ``torch.cuda.max_memory_allocated``) and writes ``results/cuda.json``.
+skipped, memory comes from ``torch.cuda.max_memory_allocated``) and needs ``--output``:
+``results/cuda.json`` holds the H200's reference data set, which the benchmarks page checks, so a
+CUDA run writes a new file and :func:`compare_ratios` compares it with the H200's.
 
 ``--models`` runs the model-scale sweep instead: the embedding tables of GPT-2 (50,257 x 768),
 Llama 3 (128,256 x 4,096) and a 256k vocabulary (256,000 x 2,048), in float32 and bfloat16, the
@@ -571,6 +573,28 @@ def load_results(directory: Path = RESULTS_DIR, *, allow_quick: bool = False) ->
     return sets
 
 
+def compare_ratios(mine: dict, reference: dict) -> list[dict]:
+    """Each method's time over the lookup's (``ratio_to_embedding``) in two data sets of
+    :func:`load_results`, at every sweep, size and pass that both ran.
+
+    ``mine`` and ``reference`` are data-set dicts (schema :data:`SCHEMA`), for instance a new GPU's
+    and the committed H200's. Returns one dict per shared row: ``sweep``, ``V``, ``N``, ``D``
+    (ints), ``method``, ``pass`` and the two ratios, ``mine`` and ``reference`` (floats, no unit),
+    in the order of ``reference``'s rows. Raises ``ValueError`` if they share no row.
+    """
+    fields = ("sweep", "V", "N", "D", "method", "pass")
+    ours = {tuple(r[f] for f in fields): r["ratio_to_embedding"] for r in mine["rows"]}
+    pairs = []
+    for row in reference["rows"]:
+        where = tuple(row[f] for f in fields)
+        if where in ours:
+            pairs.append({**dict(zip(fields, where, strict=True)), "mine": ours[where],
+                          "reference": row["ratio_to_embedding"]})
+    if not pairs:
+        raise ValueError("the two data sets share no sweep, size, method and pass")
+    return pairs
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--quick", action="store_true",
@@ -620,6 +644,12 @@ def main(argv: list[str] | None = None) -> Path:
     args = parse_args(argv)
     if args.quick and args.output is not None and args.output.resolve().is_relative_to(RESULTS_DIR):
         raise SystemExit("a --quick run must not write into results/ (committed data)")
+    if args.device == "cuda" and args.output is None and not args.quick:
+        raise SystemExit(
+            "a CUDA run needs --output: results/cuda.json holds the H200's data set, which the "
+            "benchmarks page checks; write yours elsewhere (e.g. --output my-gpu/cuda.json) and "
+            "compare it with compare_ratios()"
+        )
     started = time.perf_counter()
     machine = describe_machine(args)
     if args.models:
