@@ -27,6 +27,7 @@ import pytest
 
 from scripts.commands.translations import DOCS, ZH_SUFFIX, rendered_page
 from tests.built_pages import parsed
+from tests.markdown_model import fenced_lines
 
 #: The Chinese pages, when the tests are collected.
 CHINESE_PAGES = sorted(p.relative_to(DOCS).as_posix() for p in DOCS.rglob(f"*{ZH_SUFFIX}"))
@@ -145,7 +146,13 @@ def test_autocorrect_reports_a_space_inside_chinese_quotes():
 PAGE_LINK = re.compile(r"\[(?P<text>[^\]]+)\]\((?P<target>(?![a-z]+:|#)[^)\s#]+)(?:#[^)\s]*)?\)")
 #: What follows a link to a page that exists in English only (after an attribute list, if any).
 ENGLISH_MARK = re.compile(r"(?:\{[^}]*\})?（英文）")
-FENCE = re.compile(r"^(`{3,}|~{3,}).*?^\1", re.S | re.M)
+
+
+def outside_fences(text: str) -> str:
+    """``text`` with the lines of its fenced blocks blanked (tests/markdown_model.py finds them)."""
+    lines = text.split("\n")
+    inside = fenced_lines(lines)
+    return "\n".join("" if n in inside else line for n, line in enumerate(lines, start=1))
 
 
 def english_only_links(page: str, text: str) -> list[str]:
@@ -153,7 +160,7 @@ def english_only_links(page: str, text: str) -> list[str]:
     of ``docs/`` that has no Chinese version and that do not say （英文） right after them."""
     here = (DOCS / page).parent
     found = []
-    for m in PAGE_LINK.finditer(FENCE.sub("", text)):
+    for m in PAGE_LINK.finditer(outside_fences(text)):
         target = (here / m["target"]).resolve()
         if target.suffix not in (".md", ".ipynb") or not target.is_file():
             continue
@@ -161,7 +168,7 @@ def english_only_links(page: str, text: str) -> list[str]:
             continue
         if target.name.endswith(ZH_SUFFIX):
             continue
-        if not ENGLISH_MARK.match(FENCE.sub("", text), m.end()):
+        if not ENGLISH_MARK.match(outside_fences(text), m.end()):
             found.append(m[0])
     return found
 

@@ -13,6 +13,7 @@ from collections import defaultdict
 import pytest
 
 from scripts.commands.translations import DOCS, ZH_SUFFIX
+from tests.markdown_model import headings
 from tests.test_zh_terms import read_terms
 
 #: The Chinese pages and their English pages, when the tests are collected.
@@ -27,8 +28,17 @@ PAIRS = sorted(
 TAB = re.compile(r'^\s*=== "([^"]+)"', re.M)
 #: A collapsed note's title: ``??? note "title"``.
 NOTE = re.compile(r'^\s*\?\?\?\+? note "([^"]+)"', re.M)
-#: A heading with its anchor: ``## title { #anchor }``, or a plain English heading.
-HEADING = re.compile(r"^#+ (.+?)(?: \{ #([\w-]+) \})?$", re.M)
+#: The anchor in a heading's attribute list (``{ #anchor }``), read by tests/markdown_model.py.
+ANCHOR = re.compile(r"#([\w-]+)")
+
+
+def titled(text: str) -> list[tuple[str, str]]:
+    """``(title, anchor)`` of each heading of the Markdown ``text`` (``""`` without an anchor)."""
+    found = []
+    for h in headings(text.splitlines()):
+        m = ANCHOR.search(h.attrs)
+        found.append((h.title, m[1] if m else ""))
+    return found
 
 
 def furniture() -> dict[str, str]:
@@ -53,8 +63,8 @@ def furniture_problems(english: str, chinese: str, words: dict[str, str]) -> lis
     en_answer = re.search(r"^\*\*(Short answer\.)\*\*", english, re.M)
     if en_answer and not re.search(rf"^\*\*{words['Short answer.']}。\*\*", chinese, re.M):
         problems.append(f"the short answer's label is not **{words['Short answer.']}。**")
-    en_titles = {a or t.lower().replace(" ", "-"): t for t, a in HEADING.findall(english)}
-    zh_titles = {a: t for t, a in HEADING.findall(chinese) if a}
+    en_titles = {a or t.lower().replace(" ", "-"): t for t, a in titled(english)}
+    zh_titles = {a: t for t, a in titled(chinese) if a}
     for english_title in ("Where next", "Hands-on"):
         anchor = english_title.lower().replace(" ", "-")
         if en_titles.get(anchor) == english_title and zh_titles.get(anchor) != words[english_title]:
