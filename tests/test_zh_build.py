@@ -363,7 +363,8 @@ def site_words() -> list[str]:
     from scripts import ROOT
 
     entries = yaml.safe_load((ROOT / "snippets" / "data" / "zh-terms.yml").read_text("utf-8"))
-    words = {str(e.get("zh", "")) for e in entries or [] if isinstance(e, dict)}
+    # a furniture label such as 已验证： is searched for without its colon
+    words = {str(e.get("zh", "")).rstrip("：。") for e in entries or [] if isinstance(e, dict)}
     glossary = ROOT / "docs" / "glossary.zh.md"
     if glossary.is_file():
         words |= set(zh.zh_glossary(glossary.read_text(encoding="utf-8")))
