@@ -849,3 +849,38 @@ def test_chinese_search_finds_chinese_pages_only(reader, base_url, site, query):
     assert not visit.problems, "\n".join(visit.problems)
     assert listed and all(path.startswith("/zh/") for path in listed), listed
     assert expected & listed, f"searching {query!r} listed {sorted(listed)}, none of {expected}"
+
+
+#: Two pages of each language that share a linked tab label (content.tabs.link): the label, the
+#: page where the reader picks it, and the next page, where it must already be picked.
+LINKED_TABS = [
+    ("nn.Linear on one-hot", "lookup-tables.md", "static-vs-contextual.md"),
+    ("作用于独热的 nn.Linear", "zh/lookup-tables.md", "zh/static-vs-contextual.md"),
+]
+
+
+@pytest.mark.parametrize(("label", "first", "second"), LINKED_TABS)
+def test_a_tab_picked_on_one_page_is_picked_on_the_next(browser, base_url, label, first, second):
+    """Material's linked tabs remember the label a reader picks (in local storage) and pick it on
+    every page that has a tab of that label: both languages' pages, so one Chinese form per
+    label (tests/test_zh_voice.py) keeps the Chinese tabs in step. Material finds the label by
+    its rendered text, so a set skipped by ``content-visibility`` (extra.css) or inside a closed
+    note is not followed: the second page's set is an open one."""
+    context = browser.new_context(color_scheme="light", service_workers="block")
+    try:
+        tab = context.new_page()
+        tab.goto(base_url + page_url_path(first), wait_until="load")
+        tab.locator(".tabbed-labels label", has_text=label).first.click()
+        tab.goto(base_url + page_url_path(second), wait_until="load")
+        chosen = tab.evaluate(
+            """label => [...document.querySelectorAll('.tabbed-set')].some(set => {
+                 const input = set.querySelector(':scope > input:checked');
+                 const labels = set.querySelectorAll(':scope > .tabbed-labels > label');
+                 return [...labels].some(
+                   l => l.htmlFor === input?.id && l.textContent.trim() === label);
+               })""",
+            label,
+        )
+        assert chosen, f"{second}: the tab {label!r} picked on {first} is not picked here"
+    finally:
+        context.close()

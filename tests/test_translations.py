@@ -60,53 +60,53 @@ CODE_BREAKS = {
     "a changed token": (
         "print(torch.tensor([2]).item())",
         "print(torch.tensor([3]).item())",
-        "zh:28 vs en:26: #what-it-returns block 1 (python): token '3', not '2'",
+        "zh:27 vs en:26: #what-it-returns block 1 (python): token '3', not '2'",
     ),
     "a changed output": (
         "```text\n2\n```",
         "```text\n3\n```",
-        "zh:33 vs en:31: #what-it-returns block 2 (text): '3', not '2'",
+        "zh:32 vs en:31: #what-it-returns block 2 (text): '3', not '2'",
     ),
     "a changed formula": (
         "y = x W^{\\top}",
         "y = W x",
-        "zh:37 vs en:35: #what-it-returns block 3 (math): 'y = W x', not 'y = x W^{\\\\top}'",
+        "zh:36 vs en:35: #what-it-returns block 3 (math): 'y = W x', not 'y = x W^{\\\\top}'",
     ),
     "a lost expected-output comment": (
         "<!--pytest-codeblocks:expected-output-->\n",
         "",
-        "zh:31 vs en:30: #what-it-returns block 2: the comment above is None, "
+        "zh:30 vs en:30: #what-it-returns block 2: the comment above is None, "
         "not '<!--pytest-codeblocks:expected-output-->'",
     ),
     "a changed skip reason": (
         'reason="shows a mistake"',
         'reason="展示一个错误"',
-        "zh:62 vs en:59: #where-it-differs block 2: the comment above is "
+        "zh:61 vs en:59: #where-it-differs block 2: the comment above is "
         "'<!--pytest.mark.skip(reason=\"展示一个错误\")-->', not "
         "'<!--pytest.mark.skip(reason=\"shows a mistake\")-->'",
     ),
     "a changed include": (
         "rows.py:lookup",
         "rows.py:other",
-        "zh:55 vs en:52: #where-it-differs block 1 (python): token "
+        "zh:54 vs en:52: #where-it-differs block 1 (python): token "
         "'\"snippets/probe/rows.py:other\"', not "
         "'\"snippets/probe/rows.py:lookup\"'",
     ),
     "a changed info string": (
         "```text\n2",
         "```console\n2",
-        "zh:32 vs en:30: #what-it-returns block 2: opens '' ```'console', not '' ```'text'",
+        "zh:31 vs en:30: #what-it-returns block 2: opens '' ```'console', not '' ```'text'",
     ),
     "a block taken out of its note": (
         "    ```python\n    emb(",
         "```python\n    emb(",
-        "zh:42 vs en:40: #where-it-differs its blocks cannot be "
+        "zh:41 vs en:40: #where-it-differs its blocks cannot be "
         "read: <markdown>:21: fence ```python is never closed",
     ),
     "a block left out": (
         "```math\ny = x W^{\\top}\n```\n",
         "",
-        "zh:37 vs en:34: #what-it-returns block 3: a block the Chinese section lacks",
+        "zh:36 vs en:34: #what-it-returns block 3: a block the Chinese section lacks",
     ),
 }
 
@@ -120,7 +120,7 @@ def test_the_code_check_finds_the_first_difference(case):
 def test_a_block_more_is_named_with_its_line():
     extra = chinese() + "\n```python\nx = 1\n```\n"
     assert code_difference(ENGLISH, extra) == (
-        "zh:74 vs en:68: #a-smaller-part block 1: a block the English section lacks"
+        "zh:73 vs en:68: #a-smaller-part block 1: a block the English section lacks"
     )
 
 

@@ -524,7 +524,8 @@ def site_words() -> list[str]:
     from scripts import ROOT
 
     entries = yaml.safe_load((ROOT / "snippets" / "data" / "zh-terms.yml").read_text("utf-8"))
-    words = {str(e.get("zh", "")) for e in entries or [] if isinstance(e, dict)}
+    # a furniture label such as 已验证： is searched for without its colon
+    words = {str(e.get("zh", "")).rstrip("：。") for e in entries or [] if isinstance(e, dict)}
     page = ROOT / "docs" / "glossary.zh.md"
     if page.is_file():
         words |= set(glossary.zh_glossary(page.read_text(encoding="utf-8")))

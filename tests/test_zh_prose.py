@@ -6,8 +6,9 @@ titles of admonitions and tabs, images and footnote definitions left out; a para
 item and a table cell are units of their own; a code span counts as its text. A sentence ends
 at 。！？；. A character is one character of that text, spaces included.
 
-Per page: the short answer right under the title has at most 160 characters, no sentence more than
-100, and at most 2 % of the sentences more than 80. The share counts the sentences of 81 to 100
+Per page: the short answer right under the title has at most 220 characters (room for full
+sentences: the English answers carry 337 to 404), no sentence more than 100, and at most 2 % of
+the sentences more than 80. The share counts the sentences of 81 to 100
 characters, since one over 100 fails the test before it: one long sentence fails one test.
 ``python -m scripts translations --stats`` prints every Chinese page's numbers.
 
@@ -24,7 +25,7 @@ from scripts.commands.translations import DOCS, ZH_SUFFIX, main, zh_sentences, z
 from tests.zh_pair import chinese, replace_once
 
 #: The most characters a short answer may have.
-ANSWER_CHARS = 160
+ANSWER_CHARS = 220
 #: The most characters one sentence may have.
 SENTENCE_CHARS = 100
 #: Sentences over :data:`LONG_CHARS` characters: at most this share of a page's sentences.
@@ -70,7 +71,7 @@ def share_problem(text: str) -> str | None:
 
 
 @pytest.mark.parametrize("page", CHINESE_PAGES)
-def test_the_chinese_short_answer_has_at_most_160_characters(page):
+def test_the_chinese_short_answer_has_at_most_220_characters(page):
     problem = answer_problem(read(page))
     assert problem is None, f"docs/{page}: {problem}"
 
@@ -143,8 +144,8 @@ def test_one_long_sentence_fails_one_test_and_a_long_answer_another():
     assert "1 of 13 sentences (7.7%) have 81 to 100 characters" in share_problem(many)
     assert not long_sentences(many, SENTENCE_CHARS) and answer_problem(many) is None
 
-    wordy = replace_once(chinese(), "调用它返回行", "它很短。" * 30 + "调用它返回行")
-    assert "the short answer has 171 characters" in answer_problem(wordy)
+    wordy = replace_once(chinese(), "调用它返回行", "它很短。" * 45 + "调用它返回行")
+    assert "the short answer has 231 characters" in answer_problem(wordy)
     assert not long_sentences(wordy, SENTENCE_CHARS) and share_problem(wordy) is None
 
 

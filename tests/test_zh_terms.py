@@ -53,11 +53,15 @@ def test_every_entry_names_its_term_its_source_and_what_it_rules_out():
     bad = [
         e
         for e in terms
-        if set(e) != {"en", "zh", "source", "avoid"}
+        if not {"en", "zh", "source", "avoid"}
+        <= set(e)
+        <= {"en", "zh", "source", "avoid", "first_use"}
         or not all(isinstance(e[k], str) and e[k] for k in ("en", "zh", "source"))
         or not isinstance(e["avoid"], list)
     ]
-    assert not bad, f"entries without en, zh, source and an avoid list: {bad}"
+    assert not bad, f"entries without en, zh, source and an avoid list (first_use optional): {bad}"
+    glosses = [e for e in terms if "first_use" in e and not e["first_use"].startswith(e["zh"])]
+    assert not glosses, f"a first use that does not start with its term: {glosses}"
     english = [e["en"] for e in terms]
     assert len(english) == len(set(english)), "an English term has two entries"
 
@@ -106,4 +110,38 @@ def test_no_chinese_page_uses_a_variant_the_term_list_rules_out(page):
     assert not found, (
         f"docs/{page}: {len(found)} variants ruled out by "
         f"snippets/data/zh-terms.yml:\n" + "\n".join(found)
+    )
+
+
+def first_uses_missing(text: str, terms: list[dict]) -> list[str]:
+    """For each entry with a ``first_use`` (the term with its English gloss, as the list asks for
+    it at the term's first use on a page): ``first_use: …context…`` where the page's first use
+    of the term, outside code, is not written that way."""
+    prose = text_outside_code(text)
+    found = []
+    for entry in terms:
+        gloss = entry.get("first_use")
+        if not gloss or (at := prose.find(entry["zh"])) < 0:
+            continue
+        if not prose.startswith(gloss, at):
+            found.append(f"{gloss}: …{prose[max(0, at - 15) : at + len(gloss) + 5]}…")
+    return found
+
+
+def test_a_first_use_without_its_gloss_is_found():
+    terms = [
+        {"en": "pooling", "zh": "汇聚", "source": "s", "avoid": [], "first_use": "汇聚（pooling）"}
+    ]
+    assert first_uses_missing("# 标题\n\n先汇聚（pooling）各行，再汇聚。\n", terms) == []
+    (missing,) = first_uses_missing("# 标题\n\n先汇聚各行，再汇聚（pooling）。\n", terms)
+    assert missing.startswith("汇聚（pooling）: …") and "先汇聚各行" in missing
+    assert first_uses_missing("# 标题\n\n`汇聚` 不算。\n", terms) == []
+
+
+@pytest.mark.parametrize("page", CHINESE_PAGES)
+def test_each_term_the_list_glosses_is_glossed_at_its_first_use(page):
+    found = first_uses_missing((DOCS / page).read_text(encoding="utf-8"), read_terms())
+    assert not found, (
+        f"docs/{page}: at its first use on a page, write the term as snippets/data/zh-terms.yml's "
+        "first_use gives it:\n" + "\n".join(found)
     )

@@ -90,8 +90,7 @@ description: 用于测试的虚构页面。
 # 行的表
 <!-- en: {title} -->
 
-**简短回答。** `nn.Embedding(5, 3)` 存有 5 行，每行 3 个数。
-调用它返回行（[原因](#what-it-returns)）。
+**简短回答。** `nn.Embedding(5, 3)` 存有 5 行，每行 3 个数。调用它返回行（[原因](#what-it-returns)）。
 
 ![五行，每行三个数。](figures/probe/rows-light.svg#only-light){{ loading=lazy }}
 ![五行，每行三个数。](figures/probe/rows-dark.svg#only-dark){{ loading=lazy }}
