@@ -11,7 +11,7 @@ page to that shape:
   ``cuda`` (``tests/cuda_marker.py`` skips those on a CPU), or a fence that includes a file of
   ``snippets/`` that ``tests/test_snippets.py`` runs. A section of prose, of output (``text``
   fences) or of skipped blocks proves nothing and fails;
-* a link to a whole page (no anchor) is allowed after the first link only, and the page must hold
+* a link to a whole page (no anchor) stands for the page's title section: the page must hold
   such a block;
 * each public source is on a forum or tracker where readers ask (Stack Overflow and the sites
   that copy it, Stack Exchange, the PyTorch, fast.ai and MXNet forums, Reddit, GitHub issues and
@@ -108,16 +108,14 @@ def runs(fence: Fence) -> bool:
     return bool(paths) and all(path in RUN_SNIPPETS for path in paths)
 
 
-def link_problems(target: str, *, first: bool, docs: Path = DOCS) -> list[str]:
-    """What is wrong with a link to this site's ``target`` (``page.md#anchor``, relative to
-    ``docs``): a missing page or anchor, a section (or, for a page link, a page) without an
-    executed block, or a page link in the first place. Empty when the link proves something."""
+def link_problems(target: str, docs: Path = DOCS) -> list[str]:
+    """What is wrong with a link to this site's ``target`` (``page.md#anchor`` or ``page.md``,
+    relative to ``docs``): a missing page or anchor, or a section (for a page link, the whole
+    page) without an executed block. Empty when the link proves something."""
     page, _, anchor = target.partition("#")
     path = docs / page
     if not page.endswith(".md") or not path.is_file():
         return [f"{target}: no page docs/{page}"]
-    if not anchor and first:
-        return [f"{target}: the first link must name a section, not a whole page"]
     text = path.read_text(encoding="utf-8")
     spans = sections_of(text)
     if anchor and anchor not in spans:
@@ -173,8 +171,8 @@ def entry_problems(entry: Entry, docs: Path = DOCS) -> list[str]:
     external = [(t, u) for t, u in entry.links if urlsplit(u).scheme]
     if not internal:
         problems.append("no link to the section that proves the answer")
-    for n, (_, target) in enumerate(internal):
-        problems += link_problems(target, first=n == 0, docs=docs)
+    for _, target in internal:
+        problems += link_problems(target, docs=docs)
     for text, target in external:
         problems += source_problems(text, target)
     return [f"docs/questions.md:{entry.line} ({entry.heading}): {p}" for p in problems]
@@ -247,6 +245,7 @@ def _entry(link: str, answer: str = "It does. Here is why.") -> Entry:
 @pytest.fixture
 def made_up_docs(tmp_path: Path) -> Path:
     (tmp_path / "article.md").write_text(ARTICLE, encoding="utf-8")
+    (tmp_path / "notes.md").write_text("# Notes\n\nProse only.\n\n## More\n\nStill prose.\n")
     return tmp_path
 
 
@@ -260,7 +259,8 @@ def made_up_docs(tmp_path: Path) -> Path:
         ("[Proof](article.md#on-a-gpu)", "holds no block the suite executes"),
         ("[Proof](article.md#no-such-section)", "has no section #no-such-section"),
         ("[Proof](missing.md#proven)", "no page docs/missing.md"),
-        ("[Proof](article.md)", "must name a section"),
+        ("[Proof](article.md)", None),  # the whole page: it runs code
+        ("[Proof](notes.md)", "the page holds no block the suite executes"),
         ("[Proof](article.md#proven), [all of it](article.md)", None),
         ("", "no link to the section"),
     ],
