@@ -15,6 +15,9 @@ so a page added there later is covered). What counts as an exercise:
   skipped and holds an ``assert`` statement or an ``assert_*`` call
   (``torch.testing.assert_close``): the answer, stated as a check.
 
+A *draft* article (front matter ``status: draft``, which Material shows as a mark after its title
+in the navigation) may land before its exercises exist: the guard checks it when the mark goes.
+
 The fence is also looked up in what pytest-codeblocks 0.18 itself collects from the page, so that a
 solution counts only if the plugin really runs it (it reads fences at any indentation, which
 ``???`` blocks need). A block in an exercise's statement that is skipped (the question of a
@@ -33,6 +36,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
+import yaml
+from mkdocs.utils.meta import get_data
 from pytest_codeblocks.main import extract_from_file
 
 from scripts import ROOT
@@ -43,6 +48,13 @@ MIN_EXERCISES, MAX_EXERCISES = 3, 5
 #: A pytest marker inside an admonition or a tab (indented), e.g. the expected-output marker.
 INDENTED_MARKER = re.compile(r"^[ \t]+<!--.*-->\s*$")
 LEARN_FROM_MISTAKES = {"Predict the output", "Find the bug"}
+#: The front matter of a draft article: Material's page status, ``status: draft``.
+DRAFT = "draft"
+
+
+def is_draft(text: str) -> bool:
+    """True when a page's Markdown ``text`` says ``status: draft`` in its front matter."""
+    return get_data(text)[1].get("status") == DRAFT
 
 
 def article_pages() -> list[str]:
@@ -74,10 +86,13 @@ def exercise_problems(path: Path) -> list[str]:
     """Everything that keeps ``path`` from having 3-5 exercises with executed solutions.
 
     Returns one message per problem, each naming the file and, where there is one, the line.
-    An empty list means the page passes.
+    An empty list means the page passes; a draft (:func:`is_draft`) always passes.
     """
     rel = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
-    lines = path.read_text(encoding="utf-8").splitlines()
+    text = path.read_text(encoding="utf-8")
+    if is_draft(text):
+        return []
+    lines = text.splitlines()
     exercises, problems = read_exercises(lines)
     problems = [f"{rel}: {p}" for p in problems]
     if not MIN_EXERCISES <= len(exercises) <= MAX_EXERCISES:
@@ -299,3 +314,32 @@ def test_guard_reports(tmp_path, body, expected):
     """The guard itself: each way of falling short is reported."""
     problems = exercise_problems(_page(tmp_path, body))
     assert any(expected in p for p in problems), problems
+
+
+DRAFT_PAGE = "---\nstatus: draft\ndescription: A page.\n---\n\n# Page\n\nText.\n"
+
+
+def test_a_draft_lands_without_exercises_and_the_rules_apply_when_the_mark_goes(tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text(DRAFT_PAGE, encoding="utf-8")
+    assert exercise_problems(page) == []
+    page.write_text(DRAFT_PAGE.replace("status: draft\n", ""), encoding="utf-8")
+    assert any("0 exercises; an article needs 3 to 5" in p for p in exercise_problems(page))
+    page.write_text(DRAFT_PAGE.replace("status: draft", "status: new"), encoding="utf-8")
+    assert exercise_problems(page) != []
+
+
+def test_a_draft_is_marked_in_the_navigation():
+    """Material's page status: its nav item template renders ``meta.status``; mkdocs.yml titles
+    the ``draft`` status and extra.css draws its icon (else Material draws a blank square)."""
+    import material
+
+    template = Path(material.__file__).parent / "templates" / "partials" / "nav-item.html"
+    assert "nav_item.meta.status" in template.read_text(encoding="utf-8")
+    config = yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=yaml.BaseLoader)  # noqa: S506
+    assert config["extra"]["status"][DRAFT].startswith("Draft")
+    css = (ROOT / "docs" / "stylesheets" / "extra.css").read_text(encoding="utf-8")
+    assert re.search(
+        rf"\.md-status--{DRAFT}::after \{{[^}}]*mask-image: var\(--md-status--{DRAFT}\)", css
+    )
+    assert f"--md-status--{DRAFT}: url(" in css

@@ -21,6 +21,7 @@ PAGES = sorted(
         *(ROOT / "snippets").rglob("*.md"),
         ROOT / "README.md",
         ROOT / "CONTRIBUTING.md",
+        ROOT / "MAINTAINING.md",
     ]
 )
 

@@ -38,9 +38,11 @@ os.environ.setdefault("KINETO_LOG_LEVEL", "6")
 
 
 def markdown_files() -> list[Path]:
-    """Every Markdown file under ``docs/`` plus ``README.md`` and ``CONTRIBUTING.md``, sorted,
-    as absolute paths: the pages whose blocks ``pytest`` runs (``testpaths`` in pyproject.toml)."""
-    return sorted(ROOT.glob("docs/**/*.md")) + [ROOT / "README.md", ROOT / "CONTRIBUTING.md"]
+    """Every Markdown file under ``docs/`` plus ``README.md``, ``CONTRIBUTING.md`` and
+    ``MAINTAINING.md``, sorted, as absolute paths: the pages whose blocks ``pytest`` runs
+    (``testpaths`` in pyproject.toml)."""
+    guides = ["README.md", "CONTRIBUTING.md", "MAINTAINING.md"]
+    return sorted(ROOT.glob("docs/**/*.md")) + [ROOT / name for name in guides]
 
 
 def run_block(code: str) -> str:

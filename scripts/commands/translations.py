@@ -5,6 +5,9 @@
   section is stale or missing); the audits print the same list after their summary;
 * ``sections docs/<page>.md``: each section of an English page, its anchor, its fingerprint (what
   a Chinese heading's ``<!-- en: ... -->`` records) and its heading;
+* ``mark docs/<page>.zh.md <anchor>...``: after a translator has brought a Chinese section in
+  line with its changed English section, record the English section's current fingerprint in the
+  section's ``<!-- en: ... -->`` line (:func:`mark`), so nobody copies a fingerprint by hand;
 * ``--stats``: the numbers of each Chinese page's prose (:func:`zh_stats`), which
   ``tests/test_zh_prose.py`` holds to its limits.
 
@@ -93,6 +96,54 @@ def report(docs: Path = DOCS) -> list[PageReport]:
         )
         for p in translated_pages(docs)
     ]
+
+
+#: How ``sections`` and ``mark`` name the title's section, whose anchor is empty.
+TITLE = "(title)"
+
+
+def mark(chinese_page: Path, anchors: list[str]) -> list[str]:
+    """Record, under each named section's heading in ``chinese_page`` (``docs/<page>.zh.md``),
+    the fingerprint its English section has now (:func:`scripts.hooks.zh.fingerprint`): the
+    ``<!-- en: ... -->`` line is replaced, or added on the line after the heading. The file is
+    rewritten once, only when something changed; one line per anchor says what was done.
+
+    Run it only after the Chinese text says what the English says now: the mark is the claim that
+    it does. ``anchors`` are the headings' ids (``{ #anchor }``); :data:`TITLE` names the title.
+    Raises ``ValueError`` naming the anchor when the English page has no such section, or the
+    Chinese page has not translated it yet (nothing is written then), and ``FileNotFoundError``
+    when either page is missing.
+    """
+    if not chinese_page.name.endswith(ZH_SUFFIX):
+        raise ValueError(f"{chinese_page}: not a Chinese page (docs/<page>{ZH_SUFFIX})")
+    english_page = chinese_page.with_name(chinese_page.name[: -len(ZH_SUFFIX)] + ".md")
+    english = {s.anchor: s for s in sections(english_page.read_text(encoding="utf-8"))}
+    text = chinese_page.read_text(encoding="utf-8")
+    chinese = {s.anchor: s for s in sections(text)}
+    lines = text.splitlines(keepends=True)
+    done, edits = [], {}
+    for name in anchors:
+        anchor = "" if name == TITLE else name.removeprefix("#")
+        if anchor not in english:
+            raise ValueError(f"{english_page}: no section #{anchor}")
+        if anchor not in chinese:
+            raise ValueError(
+                f"{chinese_page}: section #{anchor} is not translated yet: add its heading "
+                f"(`## 标题 {{ #{anchor} }}`) and its text first"
+            )
+        new, section = fingerprint(english[anchor]), chinese[anchor]
+        if section.marker == new:
+            done.append(f"#{anchor or TITLE}: already current ({new})")
+            continue
+        edits[section.start] = (section.marker is not None, f"<!-- en: {new} -->\n")
+        was = f"was {section.marker}" if section.marker else "had none"
+        done.append(f"#{anchor or TITLE}: records {new} ({was})")
+    for start in sorted(edits, reverse=True):
+        replace, line = edits[start]
+        lines[start + 1 : start + 1 + replace] = [line]
+    if edits:
+        chinese_page.write_text("".join(lines), encoding="utf-8")
+    return done
 
 
 # --- The Chinese prose, as a reader sees it, and its numbers --------------------------------------
@@ -245,6 +296,18 @@ def main(argv: list[str] | None = None) -> int:
         help="print an English page's sections: anchor, fingerprint, heading (for a translator)",
     )
     show.add_argument("page", type=Path)
+    marking = sub.add_parser(
+        "mark",
+        help="record that Chinese sections translate their English sections as they are now",
+        description="Write, under each named section's heading in a Chinese page, the current "
+        "fingerprint of its English section (the <!-- en: ... --> line), which makes the "
+        "section current. Run it ONLY after updating the Chinese text to say what the English "
+        "says now: the mark claims that it does.",
+    )
+    marking.add_argument("page", type=Path, help="the Chinese page, docs/<page>.zh.md")
+    marking.add_argument(
+        "anchors", nargs="+", help=f"the sections' anchors (their {{ #id }}); {TITLE} for the title"
+    )
     parser.add_argument("--strict", action="store_true")
     parser.add_argument(
         "--stats", action="store_true", help="print each Chinese page's sentence numbers instead"
@@ -259,6 +322,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "sections":
         for s in sections(args.page.read_text(encoding="utf-8")):
             print(f"{s.anchor or '(title)'}\t{fingerprint(s)}\t{'#' * s.level} {s.heading}")
+        return 0
+    if args.command == "mark":
+        try:
+            print("\n".join(f"{args.page}: {line}" for line in mark(args.page, args.anchors)))
+        except (ValueError, FileNotFoundError) as error:
+            print(f"translations mark: {error}", file=sys.stderr)
+            return 1
         return 0
     if args.stats:
         print("\n".join(stats_table(args.docs)))
