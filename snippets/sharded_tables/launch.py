@@ -15,9 +15,14 @@ How it is built, and why:
   first, which DTensor's first call would otherwise import in every rank. Each rank sets one
   intra-op thread, as PyTorch's DataLoader workers do after a fork
   (``torch/utils/data/_utils/worker.py``).
-- **No fixed port.** The caller opens a ``torch.distributed.TCPStore`` on port 0, so the operating
-  system picks a free port, and the ranks rendezvous through it (``init_process_group(store=...)``,
-  a public argument). Two launches at once (pytest-xdist workers) never meet.
+- **No fixed port.** The caller opens a listening socket on port 0, so the operating system picks
+  a free port; rank 0 serves a ``torch.distributed.TCPStore`` on that very socket
+  (``master_listen_fd``, a public argument) and the other ranks connect to it; they rendezvous
+  through it (``init_process_group(store=...)``, a public argument). Two launches at once
+  (pytest-xdist workers) never meet. The caller itself runs no store: a store's server thread
+  in the caller, busy with the first ranks while the next ones were forked, left the ranks
+  hanging in ``init_process_group`` (3 of 12 runs of the page's blocks, two runs at once; 0 of
+  12 since), as a lock held by a thread is copied held into a forked child.
 - **A failing rank fails the launch with its traceback.** A rank that raises writes its traceback
   to a file; the caller stops the other ranks and raises :class:`RankFailed` with the earliest
   failure's text (its peers fail after it, on a closed connection).
@@ -39,6 +44,7 @@ import multiprocessing
 import multiprocessing.connection
 import os
 import signal
+import socket
 import sys
 import tempfile
 import threading
@@ -87,6 +93,7 @@ def _rank_main(
     program: Callable[[int, int], None],
     rank: int,
     world_size: int,
+    listen_fd: int,
     port: int,
     timeout: float,
     folder: str,
@@ -103,7 +110,12 @@ def _rank_main(
     try:
         # The process group waits longer than the caller, so a hang ends in the caller's message.
         wait = datetime.timedelta(seconds=timeout + 30)
-        store = dist.TCPStore("127.0.0.1", port, world_size + 1, is_master=False, timeout=wait)
+        if rank == 0:  # serves the store on the socket the caller opened (the port it was given)
+            store = dist.TCPStore("127.0.0.1", port, world_size, is_master=True, timeout=wait,
+                                  wait_for_workers=False, master_listen_fd=listen_fd)
+        else:
+            os.close(listen_fd)
+            store = dist.TCPStore("127.0.0.1", port, world_size, is_master=False, timeout=wait)
         dist.init_process_group("gloo", store=store, rank=rank, world_size=world_size,
                                 timeout=wait)
         program(rank, world_size)
@@ -155,12 +167,14 @@ def run_on_ranks(
     # torch.compiler.disable): seconds of CPU. Done once here, every forked rank inherits it.
     torch.compiler.disable(_watch_parent)
     context = multiprocessing.get_context("fork")
-    store = dist.TCPStore("127.0.0.1", 0, world_size + 1, is_master=True, wait_for_workers=False)
+    listener = socket.create_server(("127.0.0.1", 0))  # bound and listening: the OS picks a port
+    port = listener.getsockname()[1]
     with tempfile.TemporaryDirectory(prefix="ranks-") as folder:
         ranks = [
             context.Process(
                 target=_rank_main,
-                args=(program, r, world_size, store.port, timeout, folder, os.getpid()),
+                args=(program, r, world_size, listener.fileno(), port, timeout, folder,
+                      os.getpid()),
                 daemon=True,
             )
             for r in range(world_size)
@@ -171,6 +185,7 @@ def run_on_ranks(
             warnings.simplefilter("ignore", DeprecationWarning)
             for process in ranks:
                 process.start()
+        listener.close()  # rank 0 holds its own copy of the socket
         deadline = time.monotonic() + timeout
         failed = None
         try:
@@ -196,7 +211,6 @@ def run_on_ranks(
                 if process.is_alive():
                     process.kill()
                 process.join()
-            del store
         if failed is not None:
             errors = sorted(
                 (float(when), r, text)
