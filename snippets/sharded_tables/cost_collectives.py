@@ -41,6 +41,8 @@ from torch.distributed.tensor.parallel import (
     parallelize_module,
 )
 
+from snippets.sharded_tables.launch import under_torchrun
+
 #: World sizes tests/test_sharded_programs.py runs this program on (not a plain script).
 WORLD_SIZES = (2, 4)
 N, D, B = 1000, 64, 32
@@ -114,17 +116,5 @@ def run() -> None:
         print("\n".join(lines))
 
 
-def main() -> None:
-    """One rank's work; starts the gloo process group unless a launcher already did."""
-    own_group = not dist.is_initialized()
-    if own_group:
-        dist.init_process_group("gloo")
-    try:
-        run()
-    finally:
-        if own_group:
-            dist.destroy_process_group()
-
-
 if __name__ == "__main__":
-    main()
+    under_torchrun(run)

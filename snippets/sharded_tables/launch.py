@@ -228,6 +228,21 @@ def run_on_ranks(
                 print(f"rank {r}: {line}")
 
 
+def under_torchrun(run: Callable[[], None]) -> None:
+    """Run one rank's work, ``run()``, as a program started by ``torchrun``: start the gloo process
+    group from torchrun's variables (``RANK``, ``WORLD_SIZE``, ``MASTER_ADDR``, ``MASTER_PORT``)
+    unless a launcher already started one (``run_on_ranks``, or a driver running several programs
+    in one launch), and destroy it afterwards only if it started it. Raises what ``run`` raises."""
+    own_group = not dist.is_initialized()
+    if own_group:
+        dist.init_process_group("gloo")
+    try:
+        run()
+    finally:
+        if own_group:
+            dist.destroy_process_group()
+
+
 def main() -> None:
     """Two ranks add their rank numbers with an all-reduce; each prints the sum."""
 

@@ -33,6 +33,8 @@ from torch import nn
 from torch.distributed.algorithms.ddp_comm_hooks.default_hooks import allreduce_hook
 from torch.nn.parallel import DistributedDataParallel as DDP
 
+from snippets.sharded_tables.launch import under_torchrun
+
 #: World sizes tests/test_sharded_programs.py runs this program on (not a plain script).
 WORLD_SIZES = (2,)
 N, D, STEPS = 11, 4, 3
@@ -150,17 +152,5 @@ def run() -> None:
         print("\n".join(lines))
 
 
-def main() -> None:
-    """One rank's work; starts the gloo process group unless a launcher already did."""
-    own_group = not dist.is_initialized()
-    if own_group:
-        dist.init_process_group("gloo")
-    try:
-        run()
-    finally:
-        if own_group:
-            dist.destroy_process_group()
-
-
 if __name__ == "__main__":
-    main()
+    under_torchrun(run)

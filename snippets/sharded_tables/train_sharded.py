@@ -37,6 +37,8 @@ from torch.distributed.device_mesh import init_device_mesh
 from torch.distributed.tensor import DTensor, Replicate, Shard
 from torch.distributed.tensor.parallel import RowwiseParallel, parallelize_module
 
+from snippets.sharded_tables.launch import under_torchrun
+
 #: World sizes tests/test_sharded_programs.py runs this program on (not a plain script).
 WORLD_SIZES = (2, 4)
 N, D, STEPS = 11, 4, 5
@@ -143,17 +145,5 @@ def run() -> None:
         print("\n".join(lines))
 
 
-def main() -> None:
-    """One rank's work; starts the gloo process group unless a launcher already did."""
-    own_group = not dist.is_initialized()
-    if own_group:
-        dist.init_process_group("gloo")
-    try:
-        run()
-    finally:
-        if own_group:
-            dist.destroy_process_group()
-
-
 if __name__ == "__main__":
-    main()
+    under_torchrun(run)
