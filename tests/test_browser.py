@@ -778,7 +778,7 @@ def test_the_screen_count_sees_an_open_note_and_a_long_page(browser, tmp_path):
     (tmp_path / "note.html").write_text(f"<html><body>{note}</body></html>", encoding="utf-8")
     with serve(tmp_path) as url:
         assert phone_screens(browser, url + "long.html") > MAX_SCREENS
-        assert phone_screens(browser, url + "note.html") < 1
+        assert phone_screens(browser, url + "note.html") <= 1  # the viewport is the least
 
 
 #: The links of the navigation drawer (the sidebar, on a wide screen), and how many are drawn
