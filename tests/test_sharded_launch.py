@@ -12,6 +12,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import sys
+import tempfile
 import textwrap
 import time
 from pathlib import Path
@@ -147,7 +148,10 @@ def test_a_hang_in_a_page_block_names_the_page_and_line(pytester):
 
 
 def sleeping_ranks(folder: str) -> None:
-    """A caller whose two ranks write their pids into ``folder`` and sleep."""
+    """A caller whose two ranks write their pids into ``folder`` and sleep. Killed, the caller
+    cannot remove its launch's temporary folder, so that folder is made inside ``folder`` (this
+    process's own ``tempfile.tempdir``, a forked copy), never in the machine's /tmp."""
+    tempfile.tempdir = str(folder)
 
     def program(rank: int, world_size: int) -> None:
         Path(folder, f"pid{rank}").write_text(str(os.getpid()))
@@ -177,3 +181,4 @@ def test_ranks_end_when_their_caller_is_killed(tmp_path):
     while any(alive(pid) for pid in pids) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert not any(alive(pid) for pid in pids)
+    assert list(tmp_path.glob("ranks-*")), "the killed caller's launch folder sits in tmp_path"
