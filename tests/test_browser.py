@@ -334,6 +334,50 @@ def axe_script() -> str:
     return Axe().axe_script
 
 
+#: Each animation still running on the page: its CSS name (or the transition's property), the
+#: element it moves, and where it is in its timing.
+RUNNING_ANIMATIONS_JS = """() => document.getAnimations().map(a => {
+  const t = a.effect && a.effect.target;
+  const timing = a.effect ? a.effect.getComputedTiming() : {};
+  return {
+    name: a.animationName || a.transitionProperty || a.constructor.name,
+    target: !t ? '?' : t.tagName.toLowerCase()
+      + (t.className ? '.' + String(t.className).trim().split(/\\s+/).join('.') : ''),
+    state: a.playState, progress: timing.progress, iterations: String(timing.iterations),
+    endless: !Number.isFinite(timing.iterations) || a.playState !== 'running',
+    pseudo: a.effect && a.effect.pseudoElement || '',
+  };
+})"""
+
+
+def wait_for_animations(tab, timeout_s: float = 10) -> None:
+    """Let every animation and transition on the page in ``tab`` (a Playwright page) end: wait
+    up to ``timeout_s`` seconds (wall clock) for them to end on their own, then move each one
+    still running to its end state (``Animation.finish()``), as a reader sees the page once its
+    fades are over. On a loaded machine Chromium can fall far behind: a CI run once waited 30 s
+    for the page's animations to end, and they had not.
+
+    Raises:
+        AssertionError: when an animation repeats forever or is paused (it has no end state to
+            move to), naming each one (name, element, state): nothing on the site should.
+    """
+    try:
+        tab.wait_for_function(
+            "() => document.getAnimations().length === 0", timeout=timeout_s * 1000
+        )
+        return
+    except PlaywrightTimeout:
+        pass
+    endless = [a for a in tab.evaluate(RUNNING_ANIMATIONS_JS) if a["endless"]]
+    assert not endless, f"{len(endless)} animation(s) with no end state: " + "; ".join(
+        f"{a['name']} on {a['target']}{a['pseudo']} ({a['state']}, progress {a['progress']}, "
+        f"iterations {a['iterations']})"
+        for a in endless
+    )
+    tab.evaluate("() => document.getAnimations().forEach(a => a.finish())")
+    tab.wait_for_function("() => document.getAnimations().length === 0", timeout=5000)
+
+
 def axe_violations(tab, run: str) -> list[str]:
     """Run axe-core (the copy ``axe-playwright-python`` bundles; pinned in requirements.txt) on
     the page as shown, the :data:`AXE_RUNS` part ``run``; return each violation with the first
@@ -341,7 +385,7 @@ def axe_violations(tab, run: str) -> list[str]:
     # The pointer leaves whatever an earlier check hovered (a term, the palette toggle), and the
     # tooltips' fades end: mid-fade, a tooltip's text has a contrast no reader sees for long.
     tab.mouse.move(1, 1)
-    tab.wait_for_function("() => document.getAnimations().length === 0")
+    wait_for_animations(tab)
     if not tab.evaluate("() => typeof window.axe === 'object'"):
         tab.evaluate(axe_script())  # once per page: the script is over half a megabyte
     context, options = AXE_RUNS[run]
