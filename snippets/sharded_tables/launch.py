@@ -98,6 +98,7 @@ def _rank_main(
     timeout: float,
     folder: str,
     parent: int,
+    backend: str,
 ) -> None:
     threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
     # On a hang the caller sends SIGUSR1 before it kills the ranks: each writes where it is.
@@ -116,7 +117,9 @@ def _rank_main(
         else:
             os.close(listen_fd)
             store = dist.TCPStore("127.0.0.1", port, world_size, is_master=False, timeout=wait)
-        dist.init_process_group("gloo", store=store, rank=rank, world_size=world_size,
+        if backend == "nccl":
+            torch.cuda.set_device(rank)  # one GPU per rank, before the group
+        dist.init_process_group(backend, store=store, rank=rank, world_size=world_size,
                                 timeout=wait)
         program(rank, world_size)
     except BaseException:
@@ -147,21 +150,30 @@ def run_on_ranks(
     *,
     timeout: float = 60.0,
     name: str | None = None,
+    backend: str = "gloo",
 ) -> None:
     """Run ``program(rank, world_size)`` on ``world_size`` gloo processes; print their output.
 
     ``world_size``: number of ranks, at least 1. ``program``: a function of ``(rank: int,
     world_size: int)``, called in each rank with the default process group initialised (backend
     gloo, CPU tensors). ``timeout``: seconds for the whole launch, and the process group's timeout.
-    ``name``: how errors name the caller (default: :func:`block_name`).
+    ``name``: how errors name the caller (default: :func:`block_name`). ``backend``: ``"gloo"``,
+    or ``"nccl"`` for one CUDA GPU per rank: rank ``r`` calls ``torch.cuda.set_device(r)`` before
+    it joins the group, so it needs ``world_size`` GPUs.
 
     Prints each rank's standard output, rank 0 first, every line prefixed ``rank r: ``.
     Raises :class:`RankFailed` (the first failing rank's traceback) when a rank raises, and
-    :class:`RanksTimedOut` (naming the block) when the ranks are not done within ``timeout``.
-    Every rank has ended when it returns or raises.
+    :class:`RanksTimedOut` (naming the block) when the ranks are not done within ``timeout``;
+    ``ValueError`` for a ``world_size`` under 1; ``RuntimeError`` for ``backend="nccl"`` when the
+    caller has initialised CUDA (a forked rank could not use it). Every rank has ended when it
+    returns or raises.
     """
     if world_size < 1:
         raise ValueError(f"world_size must be at least 1, got {world_size}")
+    if backend == "nccl" and torch.cuda.is_initialized():
+        # A forked child cannot use a CUDA context its parent made (PyTorch raises "Cannot
+        # re-initialize CUDA in forked subprocess"): the caller must leave CUDA to the ranks.
+        raise RuntimeError("run_on_ranks(backend='nccl'): CUDA was initialised in the caller")
     name = name or block_name()
     # DTensor's first call in a process imports TorchDynamo (torch/_compile.py, through
     # torch.compiler.disable): seconds of CPU. Done once here, every forked rank inherits it.
@@ -174,7 +186,7 @@ def run_on_ranks(
             context.Process(
                 target=_rank_main,
                 args=(program, r, world_size, listener.fileno(), port, timeout, folder,
-                      os.getpid()),
+                      os.getpid(), backend),
                 daemon=True,
             )
             for r in range(world_size)
