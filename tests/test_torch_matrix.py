@@ -558,7 +558,7 @@ def test_build_hook_says_what_was_verified_and_notes_a_difference_at_its_block(t
     )
     details = page[page.index('id="torch-matrix-details"') :]
     assert f'block at line {blocks[2].lineno} in <a href="#3-the-third-claim">' in details
-    rows = page[page.index("<table>") :].split("</tr>")[1:4]
+    rows = page[page.index("<table data-search-exclude>") :].split("</tr>")[1:4]
     assert rows[0].count("<td>holds</td>") == 2
     assert "<td>holds</td><td><strong>differs</strong>: block at line" in rows[1]
     assert "<td>holds</td><td>not yet run</td>" in rows[2]
@@ -1272,3 +1272,23 @@ def test_the_model_scale_sweep_runs_where_the_benchmark_offers_it(tmp_path):
     program.write_text(program.read_text() + 'p.add_argument("--models", action="store_true")\n')
     assert matrix.benchmark_runs(program) == matrix.BENCHMARK_RUNS
     assert matrix.benchmark_runs(tmp_path / "none.py") == {}
+
+
+def test_a_failing_notebook_is_recorded_by_its_cell_and_error():
+    """nbmake's exception repeats the whole notebook; the record keeps the failing cell and what
+    it raised, so a notebook that fails on an earlier release says why."""
+    from nbmake.nb_result import NotebookError, NotebookResult
+    from nbmake.pytest_items import NotebookFailedException
+
+    from tests.torch_matrix_plugin import _error_message
+
+    error = NotebookError(
+        summary="AssertionError: ranks disagree", trace="Traceback ...", failing_cell_index=10
+    )
+    result = NotebookResult(nb={"cells": [{"source": "x" * 5000}]}, error=error)
+    try:
+        raise NotebookFailedException(result)
+    except NotebookFailedException:
+        excinfo = pytest.ExceptionInfo.from_current()
+    item = type("NotebookItem", (), {})()
+    assert _error_message(item, excinfo) == "cell 10: AssertionError: ranks disagree"

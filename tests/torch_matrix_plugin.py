@@ -62,8 +62,14 @@ def first_line(text: str) -> str:
 def _error_message(item: pytest.Item, excinfo: pytest.ExceptionInfo) -> str:
     """``Type: first line`` of the error that failed ``item``. pytest-codeblocks wraps a block's
     error in a ``RuntimeError`` that repeats the block's code: the original error is its context;
-    a wrong printed output is given by its first line that differs from the page's."""
+    a wrong printed output is given by its first line that differs from the page's. nbmake's
+    failure repeats the whole notebook: it is given as ``cell N: <what the cell raised>``."""
     error = excinfo.value
+    result = error.args[0] if error.args else None
+    if type(error).__name__ == "NotebookFailedException" and getattr(result, "error", None):
+        # nbmake's exception holds the whole notebook; its error names the cell and what it raised
+        failed = result.error
+        return first_line(f"cell {failed.failing_cell_index}: {failed.summary}")
     if type(item).__name__ == "TestBlock":
         if error.__context__ is not None:
             error = error.__context__

@@ -31,6 +31,7 @@ from scripts.hooks import (  # noqa: E402 (after the check above)
     page_facts,
     page_html,
     pdf_stand_in,
+    stylesheets,
     zh,
 )
 
@@ -42,6 +43,7 @@ FILES = [
     execute_stage.on_files,  # the execute stage: figures, notebook pages, downloads
     notebooks.on_files,  # the Chinese build: the executed notebook pages under zh/
     pdf_stand_in.on_files,  # the site's PDF, a stand-in (and the Chinese one, at zh/)
+    stylesheets.on_files,  # extra_css, minified
 ]
 #: ``on_page_markdown``: what a page shows beside its Markdown.
 PAGE_MARKDOWN = [

@@ -438,11 +438,16 @@ def sections_of(text: str, page) -> list[tuple[int, int, str, str | None]]:
 
 
 def _table(head: list[str], rows: list[list[str]]) -> str:
+    """A table of the record (HTML), out of search as the page's list of the record is: data
+    about runs, which a search for an idea should not land on."""
+
     def row(cells: list[str], tag: str = "td") -> str:
         return "<tr>" + "".join(f"<{tag}>{cell}</{tag}>" for cell in cells) + "</tr>"
 
     body = "".join(map(row, rows))
-    return f"<table><thead>{row(head, 'th')}</thead><tbody>{body}</tbody></table>"
+    return (
+        f"<table data-search-exclude><thead>{row(head, 'th')}</thead><tbody>{body}</tbody></table>"
+    )
 
 
 def claims_table(record: dict, checks: list[Check], sections: list[tuple]) -> str:
