@@ -182,3 +182,41 @@ def test_ranks_end_when_their_caller_is_killed(tmp_path):
         time.sleep(0.2)
     assert not any(alive(pid) for pid in pids)
     assert list(tmp_path.glob("ranks-*")), "the killed caller's launch folder sits in tmp_path"
+
+
+def test_a_program_under_torchrun_ends_after_its_work_with_its_output(tmp_path):
+    """``under_torchrun`` ends a program that started its own group right after its work: exit
+    status 0, every rank's output flushed, nothing after the call run (``os._exit``)."""
+    import subprocess
+
+    script = tmp_path / "program.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            import torch.distributed as dist
+            from snippets.sharded_tables.launch import under_torchrun
+
+            under_torchrun(lambda: print(f"rank {dist.get_rank()} done", end=""))  # no newline
+            print("after the call")
+            """
+        )
+    )
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "torch.distributed.run",
+            "--standalone",
+            "--nproc_per_node",
+            "2",
+            str(script),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "rank 0 done" in done.stdout and "rank 1 done" in done.stdout, done.stdout
+    assert "after the call" not in done.stdout

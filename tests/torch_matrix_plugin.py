@@ -69,7 +69,7 @@ def _error_message(item: pytest.Item, excinfo: pytest.ExceptionInfo) -> str:
     if type(error).__name__ == "NotebookFailedException" and getattr(result, "error", None):
         # nbmake's exception holds the whole notebook; its error names the cell and what it raised
         failed = result.error
-        return first_line(f"cell {failed.failing_cell_index}: {failed.summary}")
+        return first_line(f"cell {failed.failing_cell_index}: {' '.join(failed.summary.split())}")
     if type(item).__name__ == "TestBlock":
         if error.__context__ is not None:
             error = error.__context__
