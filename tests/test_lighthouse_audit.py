@@ -97,3 +97,20 @@ def test_lighthouse_passes_every_browser_flag_to_chrome_unchanged():
     )
     parsed = json.loads(proc.stdout.strip().splitlines()[-1])
     assert parsed[: len(CHROMIUM_ARGS) + 1] == ["--headless=new", *CHROMIUM_ARGS]
+
+
+def test_a_page_waits_for_an_idle_host_and_no_longer_than_allowed(monkeypatch):
+    """:func:`wait_for_idle` polls the 1-minute load average until it falls below the threshold,
+    and gives up at the deadline, returning the load it saw last."""
+    from scripts.checks import lighthouse_audit as audit
+
+    loads = iter([1.4, 0.9, 0.6, 0.4, 0.3])
+    clock = iter(range(0, 1000, 5))
+    monkeypatch.setattr(audit.os, "getloadavg", lambda: (next(loads), 0.0, 0.0))
+    monkeypatch.setattr(audit.time, "monotonic", lambda: next(clock))
+    monkeypatch.setattr(audit.time, "sleep", lambda s: None)
+    assert audit.wait_for_idle(0.5, 60) == 0.4  # the first load below 0.5
+    loads = iter([2.0] * 100)
+    clock = iter(range(0, 1000, 5))
+    assert audit.wait_for_idle(0.5, 20) == 2.0  # gave up at the deadline
+    assert next(clock) <= 35, "polled past the deadline"
