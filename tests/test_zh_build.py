@@ -375,7 +375,13 @@ def test_both_languages_in_one_build(site):
     english, chinese = (site / "index.html").read_text(), (site / "zh" / "index.html").read_text()
     assert '<html lang="en"' in english and '<html lang="zh"' in chinese
     for page in (english, chinese):
-        assert 'hreflang="en"' in page and 'hreflang="zh"' in page
+        assert 'hreflang="en"' in page and 'hreflang="zh"' in page  # the language selector
+        # Material's links to the language roots stay, without hreflang (relative, and not this
+        # page's translation); the sitemap gives each page's hreflang alternates, absolute.
+        roots = re.findall(r'<link rel="alternate"[^>]*>', page)
+        assert len(roots) == 2 and not [r for r in roots if "hreflang" in r], roots
+    sitemap = (site / "sitemap.xml").read_text()
+    assert '<xhtml:link rel="alternate" hreflang="zh" href="https://' in sitemap
     assert 'placeholder="搜索"' in chinese  # Material's own Chinese strings
     assert '"base": "../zh/"' in chinese and '"base": "."' in english
 
