@@ -1,4 +1,4 @@
-"""The ``cuda`` marker: a check that needs CUDA GPUs, skipped with one reason where there are too few.
+"""The ``cuda`` marker: a check that needs CUDA GPUs, skipped with one reason where too few are.
 
 A page marks such a block with ``<!--pytest.mark.cuda-->`` on the line above its fence
 (pytest-codeblocks turns the comment into the marker), and a block that needs more than one GPU
