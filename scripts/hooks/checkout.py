@@ -8,8 +8,6 @@ the editable install (``pip install -e .``) puts the checkout it was made in on 
 still when the package imported does not hold ``hook.py`` itself.
 """
 
-from __future__ import annotations
-
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError

@@ -69,7 +69,7 @@ NAV = [zh.on_nav]
 PAGE_CONTEXT = [zh.on_page_context]
 #: ``on_post_page``: the language roots' links without ``hreflang``; the Chinese build's pages
 #: load the Chinese search index.
-POST_PAGE = [zh.alternates_without_hreflang, zh.on_post_page]
+POST_PAGE = [zh.on_post_page]
 #: ``on_post_template``: the Chinese build's 404 page at zh/404.html.
 POST_TEMPLATE = [zh.on_post_template]
 #: ``on_post_build``, after the i18n plugin's (which builds the Chinese site): the search index

@@ -8,8 +8,6 @@ language, with the macros of that language's partial (:mod:`scripts.hooks.page_t
 download first, then the matrix), and puts it under the short answer.
 """
 
-from __future__ import annotations
-
 from collections.abc import Sequence
 
 from mkdocs.exceptions import PluginError

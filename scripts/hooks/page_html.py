@@ -10,14 +10,12 @@ Each kind of element is named by one pattern and rewritten by one handler (:data
   first use on the page only (:func:`abbr`, :func:`code`), with the glossary of the page's
   language (:func:`scripts.hooks.glossary.terms_for`);
 * an exercise's solution, the footnotes (a page's sources) and the "Where next" section: out of
-  search (:func:`out_of_search`).
+  search (the ``unsearched`` pattern says why).
 
 The patterns are joined into one regular expression, :data:`ELEMENTS`, which reads the page once,
 left to right; each match goes to its kind's handler by the name of the alternative that matched
 (one parser, one dispatch); the handlers share a :class:`PageState`.
 """
-
-from __future__ import annotations
 
 import html
 import posixpath
@@ -45,7 +43,11 @@ ELEMENTS = re.compile(
             "abbr": r'<abbr title="[^"]*">(?P<inner>.*?)</abbr>',
             # an inline code without attributes, not a code block's
             "code": r"(?<!<pre>)<code>(?P<term>[^<]*)</code>",
-            # a solution (``??? success``), the footnotes, the "Where next" heading
+            # Out of search (on a heading, its whole section): an exercise's solution, written
+            # ``??? success`` (CONTRIBUTING.md), so a search finds the exercise, not the answer;
+            # the footnotes, whose sources the citing text names; "Where next", links to pages
+            # found under their own titles. About a tenth of the index, which every page's first
+            # load fetches (tests/test_first_load.py).
             "unsearched": r'<details class="success"|<div class="footnote"'
             r'|<h2 id="where-next"',
         }.items()
@@ -136,22 +138,12 @@ def code(m: re.Match, state: PageState) -> str:
     return f'<abbr title="{html.escape(definition)}">{m[0]}</abbr>'
 
 
-def out_of_search(m: re.Match, state: PageState) -> str:
-    """The opening of an element that Material's search leaves out (``data-search-exclude``; on a
-    heading, its whole section): an exercise's solution, written ``??? success`` (CONTRIBUTING.md),
-    so a search finds the exercise and the article, not the answer; the footnotes, whose sources
-    the text that cites them names; the "Where next" section, links to pages the search finds
-    under their own titles. Together about a tenth of the index, which every page's first load
-    fetches (``tests/test_first_load.py``)."""
-    return m[0] + " data-search-exclude"
-
-
 HANDLERS = {
     "block": code_block,
     "figure": figure,
     "abbr": abbr,
     "code": code,
-    "unsearched": out_of_search,
+    "unsearched": lambda m, state: m[0] + " data-search-exclude",
 }
 
 

@@ -8,8 +8,6 @@ notes) into HTML or Markdown, so no sentence of a page is written in Python and 
 translated after it was written.
 """
 
-from __future__ import annotations
-
 import functools
 import html
 from collections.abc import Sequence

@@ -7,8 +7,6 @@ one-page PDF saying how the real one is made, so the home page's link is never b
 Chinese build gets its own at ``zh/``, which the Chinese home page links.
 """
 
-from __future__ import annotations
-
 from mkdocs.structure.files import File
 
 #: The site's PDF, at the site's root (and at ``zh/`` for the Chinese edition).

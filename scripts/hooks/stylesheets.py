@@ -9,27 +9,17 @@ https://github.com/ndparker/rcssmin), which drops comments and needless whitespa
 rule. The source file is what ``mkdocs serve`` watches and what a contributor edits.
 """
 
-from __future__ import annotations
-
 import rcssmin
 from mkdocs.structure.files import File
 
 
-def minified(css: str) -> str:
-    """``css`` (a stylesheet's text) without comments and needless whitespace, by ``rcssmin``."""
-    return rcssmin.cssmin(css)
-
-
 def on_files(files, *, config):
-    """Replace each stylesheet of ``extra_css`` that is a file of the site's docs with its
-    :func:`minified` text, at the same URL (MkDocs event). A stylesheet named by URL is left
+    """Replace each stylesheet of ``extra_css`` that is a file of the site's docs with its text
+    minified by ``rcssmin``, at the same URL (MkDocs event). A stylesheet named by URL is left
     alone."""
     for name in config.extra_css:
-        source = files.get_file_from_path(str(name))
-        if source is None or not source.src_uri.endswith(".css"):
-            continue
-        files.remove(source)
-        files.append(
-            File.generated(config, source.src_uri, content=minified(source.content_string))
-        )
+        if source := files.get_file_from_path(name):
+            files.remove(source)
+            css = rcssmin.cssmin(source.content_string)
+            files.append(File.generated(config, source.src_uri, content=css))
     return files

@@ -154,23 +154,17 @@ def on_page_context(context, *, page: Page, config: MkDocsConfig, nav):
     return context
 
 
-#: Material's ``<link rel="alternate">`` to a language's root, with its ``hreflang``.
-ROOT_ALTERNATE = re.compile(r'(<link rel="alternate" href="[^"]*") hreflang="[^"]*"(>)')
-
-
-def alternates_without_hreflang(output: str, *, page: Page, config: MkDocsConfig) -> str:
-    """Each page's ``<link rel="alternate">`` to a language's root (:func:`on_page_context`),
-    without its ``hreflang``. Material's script needs the links (it reads the sitemap under each,
-    and needs no ``hreflang``), but as hreflang alternates they would be wrong twice: a relative
-    URL, which search engines ignore and Lighthouse fails ("Relative href value"), naming the
-    language's home page, not this page in that language. The sitemap gives each page's
-    alternates with absolute URLs (``docs/.overrides/sitemap.xml``), a form search engines read.
-    """
-    return ROOT_ALTERNATE.sub(r"\1\2", output)
-
-
 def on_post_page(output: str, *, page: Page, config: MkDocsConfig) -> str:
-    """A page of the Chinese build loads the Chinese search index (``__config``'s base ``zh/``)."""
+    """Every page: Material's ``<link rel="alternate">`` to each language's root
+    (:func:`on_page_context`) without its ``hreflang``. Material's script needs the links (it
+    reads the sitemap under each), not their ``hreflang``; as hreflang alternates they would be
+    wrong twice: relative, which search engines ignore and Lighthouse fails ("Relative href
+    value"), and naming the language's home page, not this page in that language. The sitemap
+    gives each page's alternates, absolute (``docs/.overrides/sitemap.xml``).
+
+    A page of the Chinese build also loads the Chinese search index (``__config``'s base
+    ``zh/``)."""
+    output = re.sub(r'(<link rel="alternate" href="[^"]*") hreflang="[^"]*"(>)', r"\1\2", output)
     if config.theme["language"] != ZH:
         return output
     return re.sub(
