@@ -40,6 +40,8 @@ from torchrec.distributed.shard import shard_modules
 from torchrec.distributed.sharding_plan import construct_module_sharding_plan, row_wise
 from torchrec.distributed.types import ShardingEnv, ShardingPlan
 
+from snippets.sharded_tables.launch import under_torchrun
+
 #: World sizes this program runs on; tests/test_sharded_programs.py runs it where torchrec is
 #: installed and skips it, saying so, where it is not.
 WORLD_SIZES = (2,)
@@ -96,17 +98,5 @@ def run() -> None:
         print(f"pooled sums of 3 bags = nn.EmbeddingBag's within 1e-6; bit for bit: {bitwise}")
 
 
-def main() -> None:
-    """One rank's work; starts the gloo process group unless a launcher already did."""
-    own_group = not dist.is_initialized()
-    if own_group:
-        dist.init_process_group("gloo")
-    try:
-        run()
-    finally:
-        if own_group:
-            dist.destroy_process_group()
-
-
 if __name__ == "__main__":
-    main()
+    under_torchrun(run)
