@@ -21,6 +21,7 @@ from snippets.large_models.quantized_tables import lookup, quantize_embedding
 from snippets.large_models.sharded_table import P, hashed_rows
 from tests.claim_register import proves
 from tests.markdown_model import includes_in
+from tests.small_models import tied_families
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
@@ -37,69 +38,12 @@ def test_tying_is_made_at_construction_on_meta(vocab, heads, head_dim):
     """ "The tie is made when the model is constructed, so it already holds on the meta device":
     for any vocabulary and width, GPT-2, BERT and T5 hold one Parameter at both ends, Llama with
     ``tie_word_embeddings=False`` two, and the table is ``[vocab_size, hidden_size]``."""
-    from transformers import (
-        BertConfig,
-        BertForMaskedLM,
-        GPT2Config,
-        GPT2LMHeadModel,
-        LlamaConfig,
-        LlamaForCausalLM,
-        T5Config,
-        T5ForConditionalGeneration,
-    )
-
-    D = heads * head_dim
-    cases = [
-        (
-            GPT2LMHeadModel,
-            GPT2Config(
-                vocab_size=vocab, n_embd=D, n_layer=1, n_head=heads, bos_token_id=0, eos_token_id=0
-            ),
-            True,
-        ),
-        (
-            BertForMaskedLM,
-            BertConfig(
-                vocab_size=vocab,
-                hidden_size=D,
-                num_hidden_layers=1,
-                num_attention_heads=heads,
-                intermediate_size=2 * D,
-            ),
-            True,
-        ),
-        (
-            T5ForConditionalGeneration,
-            T5Config(
-                vocab_size=vocab,
-                d_model=D,
-                d_kv=head_dim,
-                d_ff=2 * D,
-                num_layers=1,
-                num_heads=heads,
-            ),
-            True,
-        ),
-        (
-            LlamaForCausalLM,
-            LlamaConfig(
-                vocab_size=vocab,
-                hidden_size=D,
-                intermediate_size=2 * D,
-                num_hidden_layers=1,
-                num_attention_heads=heads,
-                bos_token_id=0,
-                eos_token_id=0,
-                tie_word_embeddings=False,
-            ),
-            False,
-        ),
-    ]
-    for cls, config, tied in cases:
+    for cls, config, names in tied_families(vocab, heads, head_dim, llama_tied=False):
+        tied = len(names) > 1
         with torch.device("meta"):
             model = cls(config)
         table, head = model.get_input_embeddings(), model.get_output_embeddings()
-        assert table.weight.is_meta and table.weight.shape == (vocab, D)
+        assert table.weight.is_meta and table.weight.shape == (vocab, heads * head_dim)
         assert (head.weight is table.weight) == tied, cls.__name__
 
 

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from torch import nn
 
 from tests.claim_register import proves
+from tests.small_models import tied_families
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
@@ -32,75 +33,6 @@ def _quiet_transformers() -> None:
 
     hf_logging.disable_progress_bar()
     hf_logging.set_verbosity_error()
-
-
-def _tied_models(vocab: int, heads: int, head_dim: int) -> list[tuple[type, object, list[str]]]:
-    """``(model class, configuration, the names of its one tied table)`` for four tied models,
-    small, the input table's name first."""
-    from transformers import (
-        BertConfig,
-        BertForMaskedLM,
-        GPT2Config,
-        GPT2LMHeadModel,
-        LlamaConfig,
-        LlamaForCausalLM,
-        T5Config,
-        T5ForConditionalGeneration,
-    )
-
-    D = heads * head_dim
-    return [
-        (
-            GPT2LMHeadModel,
-            GPT2Config(
-                vocab_size=vocab, n_embd=D, n_layer=1, n_head=heads, bos_token_id=0, eos_token_id=0
-            ),
-            ["transformer.wte.weight", "lm_head.weight"],
-        ),
-        (
-            BertForMaskedLM,
-            BertConfig(
-                vocab_size=vocab,
-                hidden_size=D,
-                num_hidden_layers=1,
-                num_attention_heads=heads,
-                intermediate_size=2 * D,
-            ),
-            ["bert.embeddings.word_embeddings.weight", "cls.predictions.decoder.weight"],
-        ),
-        (
-            T5ForConditionalGeneration,
-            T5Config(
-                vocab_size=vocab,
-                d_model=D,
-                d_kv=head_dim,
-                d_ff=2 * D,
-                num_layers=1,
-                num_heads=heads,
-            ),
-            [
-                "shared.weight",
-                "encoder.embed_tokens.weight",
-                "decoder.embed_tokens.weight",
-                "lm_head.weight",
-            ],
-        ),
-        (
-            LlamaForCausalLM,
-            LlamaConfig(
-                vocab_size=vocab,
-                hidden_size=D,
-                intermediate_size=2 * D,
-                num_hidden_layers=1,
-                num_attention_heads=heads,
-                num_key_value_heads=heads,
-                bos_token_id=0,
-                eos_token_id=0,
-                tie_word_embeddings=True,
-            ),
-            ["model.embed_tokens.weight", "lm_head.weight"],
-        ),
-    ]
 
 
 @proves("pre-tied-checkpoint-round-trip")
@@ -121,7 +53,7 @@ def test_save_pretrained_writes_a_tied_table_once_and_loading_ties_it_again(
     from safetensors import safe_open
 
     _quiet_transformers()
-    for cls, config, names in _tied_models(vocab, heads, head_dim):
+    for cls, config, names in tied_families(vocab, heads, head_dim):
         torch.manual_seed(seed)
         model = cls(config)
         assert model.get_output_embeddings().weight is model.get_input_embeddings().weight
