@@ -105,6 +105,27 @@ def test_the_furniture_rule_finds_another_wording():
     assert len(furniture_problems(english, bad, words)) == 3
 
 
+def pronoun_headings(text: str) -> list[str]:
+    """The headings of the Markdown ``text`` that hold 它 or 它们 ("it", "they").
+
+    A heading stands alone (in the table of contents, in a search result, in a link that names
+    it), so a translated "it" there points at nothing: the heading names its subject or drops it.
+    """
+    return [title for title, _ in titled(text) if "它" in title]
+
+
+@pytest.mark.parametrize("chinese", [zh for _, zh in PAIRS])
+def test_no_chinese_heading_says_it(chinese):
+    found = pronoun_headings(read(chinese))
+    assert not found, f"docs/{chinese}: a heading with 它 (name its subject): {found}"
+
+
+def test_the_heading_rule_finds_it():
+    text = "# `padding_idx` 做什么\n\n## 它不做什么 { #what-it-does-not-do }\n\n正文里的它可以。\n"
+    assert pronoun_headings(text) == ["它不做什么"]
+    assert pronoun_headings(text.replace("## 它不做什么", "## `padding_idx` 不做什么")) == []
+
+
 def tab_labels(pairs: list[tuple[str, str]]) -> dict[str, dict[str, list[str]]]:
     """English tab label -> Chinese label -> the Chinese pages that use that pair. The tabs of a
     page and of its translation are paired in order (a current translation has the same blocks,
