@@ -71,43 +71,18 @@ def test_save_pretrained_writes_a_tied_table_once_and_loading_ties_it_again(
 
 
 def _models_for_inputs_embeds(vocab: int, heads: int, head_dim: int) -> list[nn.Module]:
-    """Four small causal or masked language models in eval mode, one of them (Gemma) with a
-    table that scales its rows in its own ``forward``."""
-    from transformers import (
-        BertConfig,
-        BertForMaskedLM,
-        GemmaConfig,
-        GemmaForCausalLM,
-        GPT2Config,
-        GPT2LMHeadModel,
-        LlamaConfig,
-        LlamaForCausalLM,
-    )
+    """Four small causal or masked language models in eval mode: GPT-2 and BERT as
+    :func:`tests.small_models.tied_families` builds them, its Llama with one key/value head
+    (grouped-query attention), and Gemma, whose table scales its rows in its own ``forward``."""
+    from transformers import GemmaConfig, GemmaForCausalLM
 
     D = heads * head_dim
+    gpt2, bert, _, llama = tied_families(vocab, heads, head_dim)
+    llama.config.num_key_value_heads = 1
     configs = [
-        (GPT2LMHeadModel, GPT2Config(vocab_size=vocab, n_embd=D, n_layer=1, n_head=heads)),
-        (
-            BertForMaskedLM,
-            BertConfig(
-                vocab_size=vocab,
-                hidden_size=D,
-                num_hidden_layers=1,
-                num_attention_heads=heads,
-                intermediate_size=2 * D,
-            ),
-        ),
-        (
-            LlamaForCausalLM,
-            LlamaConfig(
-                vocab_size=vocab,
-                hidden_size=D,
-                intermediate_size=2 * D,
-                num_hidden_layers=1,
-                num_attention_heads=heads,
-                num_key_value_heads=1,
-            ),
-        ),
+        (gpt2.cls, gpt2.config),
+        (bert.cls, bert.config),
+        (llama.cls, llama.config),
         (
             GemmaForCausalLM,
             GemmaConfig(
