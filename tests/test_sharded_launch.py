@@ -201,22 +201,29 @@ def test_a_program_under_torchrun_ends_after_its_work_with_its_output(tmp_path):
             """
         )
     )
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "torch.distributed.run",
-            "--standalone",
-            "--nproc_per_node",
-            "2",
-            str(script),
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
+    # gloo's connection set-up inside init_process_group, before any work, now and then fails on
+    # a busy localhost ("connectFullMesh failed ... Connection closed by peer"; seen once in
+    # this project's CI, and flaky in PyTorch's own: pytorch#53270, pytorch#57469). Only that
+    # failure is launched again, at most twice; a failure after the group is up never is.
+    for _ in range(3):
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "torch.distributed.run",
+                "--standalone",
+                "--nproc_per_node",
+                "2",
+                str(script),
+            ],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )
+        if done.returncode == 0 or "connectFullMesh failed" not in done.stderr:
+            break
     assert done.returncode == 0, done.stderr[-3000:]
     assert "rank 0 done" in done.stdout and "rank 1 done" in done.stdout, done.stdout
     assert "after the call" not in done.stdout
